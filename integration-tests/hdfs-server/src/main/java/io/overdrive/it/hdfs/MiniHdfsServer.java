@@ -1,0 +1,98 @@
+package io.overdrive.it.hdfs;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.server.datanode.DataNode;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+
+/**
+ * Runs a real HDFS (one NameNode, N DataNodes) on loopback with free ports until its standard input closes or says
+ * {@code shutdown}. When the cluster is up it writes a properties file ({@code namenode.uri}, {@code datanodes}, ...)
+ * atomically, which is how the parent process learns where HDFS listens.
+ * <p>
+ * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
+ */
+public final class MiniHdfsServer
+{
+    private MiniHdfsServer() {}
+
+    public static void main(String[] args)
+            throws Exception
+    {
+        if (args.length != 3) {
+            System.err.println("usage: MiniHdfsServer <base directory> <number of datanodes> <ready file>");
+            System.exit(2);
+        }
+        Path baseDirectory = Path.of(args[0]).toAbsolutePath();
+        int dataNodes = Integer.parseInt(args[1]);
+        Path readyFile = Path.of(args[2]).toAbsolutePath();
+        Files.createDirectories(baseDirectory);
+
+        Configuration configuration = new HdfsConfiguration();
+        configuration.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDirectory.toString());
+        // tests and the demo write as the local user through Trino; permissions would only get in the way
+        configuration.setBoolean(DFSConfigKeys.DFS_PERMISSIONS_ENABLED_KEY, false);
+        configuration.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, Math.min(3, dataNodes));
+        configuration.set(DFSConfigKeys.DFS_NAMENODE_RPC_BIND_HOST_KEY, "127.0.0.1");
+        configuration.set(DFSConfigKeys.DFS_DATANODE_HOST_NAME_KEY, "127.0.0.1");
+        // small heartbeats so that a stopped DataNode is noticed within seconds
+        configuration.setLong(DFSConfigKeys.DFS_HEARTBEAT_INTERVAL_KEY, 1);
+
+        MiniDFSCluster cluster = new MiniDFSCluster.Builder(configuration, baseDirectory.toFile())
+                .numDataNodes(dataNodes)
+                .nameNodePort(0)
+                .format(true)
+                .build();
+        cluster.waitActive();
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::shutdown, "hdfs-shutdown"));
+
+        Properties ready = new Properties();
+        ready.setProperty("namenode.uri", "hdfs://127.0.0.1:" + cluster.getNameNodePort());
+        ready.setProperty("namenode.http", "http://127.0.0.1:" + cluster.getNameNode().getHttpAddress().getPort());
+        StringBuilder dataNodeAddresses = new StringBuilder();
+        for (DataNode dataNode : cluster.getDataNodes()) {
+            if (!dataNodeAddresses.isEmpty()) {
+                dataNodeAddresses.append(',');
+            }
+            dataNodeAddresses.append("127.0.0.1:").append(dataNode.getXferPort());
+        }
+        ready.setProperty("datanodes", dataNodeAddresses.toString());
+        ready.setProperty("pid", Long.toString(ProcessHandle.current().pid()));
+        Path temporary = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
+        try (Writer writer = Files.newBufferedWriter(temporary, UTF_8)) {
+            ready.store(writer, "written by MiniHdfsServer when HDFS is up");
+        }
+        Files.move(temporary, readyFile, ATOMIC_MOVE);
+        System.out.println("HDFS ready at " + ready.getProperty("namenode.uri"));
+        System.out.flush();
+
+        waitForShutdown();
+        cluster.shutdown();
+        System.exit(0);
+    }
+
+    // the parent holds our stdin: EOF means it is gone, so HDFS never outlives the tests or the demo
+    private static void waitForShutdown()
+            throws IOException
+    {
+        BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, UTF_8));
+        String line;
+        while ((line = reader.readLine()) != null) {
+            if (line.strip().equals("shutdown")) {
+                return;
+            }
+        }
+    }
+}

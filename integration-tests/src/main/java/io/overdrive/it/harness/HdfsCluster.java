@@ -1,0 +1,109 @@
+package io.overdrive.it.harness;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A real HDFS (NameNode + DataNodes) in its own JVM, started from the {@code hdfs-server} module's class path.
+ */
+public final class HdfsCluster
+        implements AutoCloseable
+{
+    private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
+
+    private final ChildProcess process;
+    private final URI nameNodeUri;
+    private final List<String> dataNodes;
+
+    private HdfsCluster(ChildProcess process, URI nameNodeUri, List<String> dataNodes)
+    {
+        this.process = requireNonNull(process, "process is null");
+        this.nameNodeUri = requireNonNull(nameNodeUri, "nameNodeUri is null");
+        this.dataNodes = List.copyOf(dataNodes);
+    }
+
+    public static HdfsCluster start(ProjectLayout layout, Path workDirectory, int dataNodes)
+    {
+        Path readyFile = workDirectory.resolve("hdfs-ready.properties");
+        try {
+            Files.createDirectories(workDirectory);
+            Files.deleteIfExists(readyFile);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ChildProcess process = ChildProcess.startJava(
+                "hdfs-server",
+                workDirectory,
+                List.of("-Xmx768m", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8"),
+                layout.hdfsServerClasspath(),
+                "io.overdrive.it.hdfs.MiniHdfsServer",
+                List.of(workDirectory.resolve("data").toString(), Integer.toString(dataNodes), readyFile.toString()));
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (!Files.exists(readyFile)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("HDFS server exited during startup; log %s:\n%s".formatted(process.logFile(), process.logTail(40)));
+            }
+            if (System.nanoTime() > deadline) {
+                process.close();
+                throw new IllegalStateException("HDFS did not start within %s; log %s:\n%s".formatted(STARTUP_TIMEOUT, process.logFile(), process.logTail(40)));
+            }
+            sleep(200);
+        }
+        Properties ready = new Properties();
+        try (Reader reader = Files.newBufferedReader(readyFile)) {
+            ready.load(reader);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new HdfsCluster(process, URI.create(ready.getProperty("namenode.uri")), List.of(ready.getProperty("datanodes").split(",")));
+    }
+
+    /** {@code hdfs://127.0.0.1:port} */
+    public URI nameNodeUri()
+    {
+        return nameNodeUri;
+    }
+
+    public String uri(String path)
+    {
+        return nameNodeUri + (path.startsWith("/") ? path : "/" + path);
+    }
+
+    public List<String> dataNodes()
+    {
+        return dataNodes;
+    }
+
+    public ChildProcess process()
+    {
+        return process;
+    }
+
+    @Override
+    public void close()
+    {
+        process.close();
+    }
+
+    static void sleep(long millis)
+    {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+    }
+}

@@ -1,0 +1,392 @@
+package io.overdrive.it.harness;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A Trino cluster of separate JVMs on loopback: one coordinator and N workers, each started from the assembled
+ * {@code trino-server} class path with its own {@code etc/} and a {@code plugin/} folder holding the stock plugins and
+ * the Overdrive plugins unzipped from their packaged zips, exactly as a user installs them.
+ */
+public final class TrinoProcessCluster
+        implements AutoCloseable
+{
+    private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(5);
+
+    private final List<TrinoNode> nodes;
+
+    private TrinoProcessCluster(List<TrinoNode> nodes)
+    {
+        this.nodes = List.copyOf(nodes);
+    }
+
+    public record TrinoNode(String name, boolean coordinator, int httpPort, Path home, ChildProcess process)
+    {
+        public TrinoNode
+        {
+            requireNonNull(name, "name is null");
+            requireNonNull(home, "home is null");
+            requireNonNull(process, "process is null");
+        }
+
+        public URI httpUri()
+        {
+            return URI.create("http://127.0.0.1:" + httpPort);
+        }
+    }
+
+    public static Builder builder(ProjectLayout layout, Path workDirectory)
+    {
+        return new Builder(layout, workDirectory);
+    }
+
+    public static final class Builder
+    {
+        private final ProjectLayout layout;
+        private final Path workDirectory;
+        private int workers = 2;
+        private String heapSize = "1200m";
+        private final Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
+        private final Map<String, String> coordinatorProperties = new LinkedHashMap<>();
+        private final Map<String, String> workerProperties = new LinkedHashMap<>();
+
+        private Builder(ProjectLayout layout, Path workDirectory)
+        {
+            this.layout = requireNonNull(layout, "layout is null");
+            this.workDirectory = requireNonNull(workDirectory, "workDirectory is null").toAbsolutePath();
+        }
+
+        public Builder workers(int workers)
+        {
+            this.workers = workers;
+            return this;
+        }
+
+        public Builder heapSize(String heapSize)
+        {
+            this.heapSize = requireNonNull(heapSize, "heapSize is null");
+            return this;
+        }
+
+        public Builder catalog(String name, String connector, Map<String, String> properties)
+        {
+            Map<String, String> all = new LinkedHashMap<>();
+            all.put("connector.name", connector);
+            all.putAll(properties);
+            catalogs.put(name, all);
+            return this;
+        }
+
+        public Builder coordinatorProperty(String key, String value)
+        {
+            coordinatorProperties.put(key, value);
+            return this;
+        }
+
+        public Builder workerProperty(String key, String value)
+        {
+            workerProperties.put(key, value);
+            return this;
+        }
+
+        public TrinoProcessCluster start()
+        {
+            Path plugins = installPlugins();
+            int coordinatorPort = freePort();
+            URI discovery = URI.create("http://127.0.0.1:" + coordinatorPort);
+            List<TrinoNode> nodes = new ArrayList<>();
+            try {
+                nodes.add(startNode("coordinator", true, coordinatorPort, discovery, plugins));
+                for (int i = 1; i <= workers; i++) {
+                    nodes.add(startNode("worker-" + i, false, freePort(), discovery, plugins));
+                }
+                TrinoProcessCluster cluster = new TrinoProcessCluster(nodes);
+                cluster.awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
+                return cluster;
+            }
+            catch (RuntimeException e) {
+                nodes.forEach(node -> node.process().close());
+                throw e;
+            }
+        }
+
+        // every node shares one plugin/ folder: the stock plugins and the unzipped Overdrive zips
+        private Path installPlugins()
+        {
+            Path plugins = workDirectory.resolve("plugin");
+            try {
+                deleteRecursively(plugins);
+                Files.createDirectories(plugins);
+                try (var stock = Files.list(layout.stockPluginDirectory())) {
+                    for (Path plugin : stock.toList()) {
+                        Files.createSymbolicLink(plugins.resolve(plugin.getFileName()), plugin);
+                    }
+                }
+                for (Path zip : layout.overdrivePluginZips()) {
+                    unzip(zip, plugins);
+                }
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return plugins;
+        }
+
+        private TrinoNode startNode(String name, boolean coordinator, int port, URI discovery, Path plugins)
+        {
+            Path home = workDirectory.resolve(name);
+            try {
+                deleteRecursively(home);
+                Files.createDirectories(home.resolve("etc/catalog"));
+                Files.createSymbolicLink(home.resolve("plugin"), plugins);
+
+                Map<String, String> config = new LinkedHashMap<>();
+                config.put("node.environment", "overdrive");
+                config.put("node.id", name);
+                config.put("coordinator", Boolean.toString(coordinator));
+                config.put("http-server.http.port", Integer.toString(port));
+                config.put("discovery.uri", discovery.toString());
+                config.put("query.max-memory", "1GB");
+                config.put("query.max-memory-per-node", "400MB");
+                if (coordinator) {
+                    config.put("node-scheduler.include-coordinator", "false");
+                    config.putAll(coordinatorProperties);
+                }
+                else {
+                    config.putAll(workerProperties);
+                }
+                writeProperties(home.resolve("etc/config.properties"), config);
+                writeProperties(home.resolve("etc/log.properties"), Map.of("io.trino", "INFO", "io.overdrive", "INFO"));
+                for (Map.Entry<String, Map<String, String>> catalog : catalogs.entrySet()) {
+                    writeProperties(home.resolve("etc/catalog/" + catalog.getKey() + ".properties"), catalog.getValue());
+                }
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            List<String> jvm = List.of(
+                    "-Xmx" + heapSize,
+                    "-XX:+UseG1GC",
+                    "-XX:G1HeapRegionSize=32M",
+                    "-XX:+ExitOnOutOfMemoryError",
+                    "-XX:+ExplicitGCInvokesConcurrent",
+                    "-Djdk.attach.allowAttachSelf=true",
+                    "-Dfile.encoding=UTF-8",
+                    "-Duser.timezone=UTC",
+                    "--add-modules=jdk.incubator.vector",
+                    "--enable-native-access=ALL-UNNAMED",
+                    "--sun-misc-unsafe-memory-access=allow",
+                    "-Dconfig=etc/config.properties",
+                    "-Dlog.levels-file=etc/log.properties",
+                    "-Doverdrive.exit-on-stdin-eof=true");
+            ChildProcess process = ChildProcess.startJava(name, home, jvm, layout.trinoServerClasspath(), "io.overdrive.it.server.TrinoServerMain", List.of());
+            return new TrinoNode(name, coordinator, port, home, process);
+        }
+    }
+
+    public List<TrinoNode> nodes()
+    {
+        return nodes;
+    }
+
+    public TrinoNode coordinator()
+    {
+        return nodes.getFirst();
+    }
+
+    public List<TrinoNode> workers()
+    {
+        return nodes.subList(1, nodes.size());
+    }
+
+    public String jdbcUrl()
+    {
+        return "jdbc:trino://127.0.0.1:" + coordinator().httpPort();
+    }
+
+    public Connection connect()
+            throws SQLException
+    {
+        Properties properties = new Properties();
+        properties.setProperty("user", "overdrive");
+        return DriverManager.getConnection(jdbcUrl(), properties);
+    }
+
+    /** Runs a query and returns its rows as lists of column values (JDBC objects). */
+    public List<List<Object>> query(String sql)
+    {
+        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
+            int columns = resultSet.getMetaData().getColumnCount();
+            List<List<Object>> rows = new ArrayList<>();
+            while (resultSet.next()) {
+                List<Object> row = new ArrayList<>(columns);
+                for (int column = 1; column <= columns; column++) {
+                    row.add(resultSet.getObject(column));
+                }
+                rows.add(row);
+            }
+            return rows;
+        }
+        catch (SQLException e) {
+            throw new RuntimeException("Query failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    public long execute(String sql)
+    {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            if (statement.execute(sql)) {
+                try (ResultSet resultSet = statement.getResultSet()) {
+                    return resultSet.next() ? resultSet.getLong(1) : 0;
+                }
+            }
+            return statement.getLargeUpdateCount();
+        }
+        catch (SQLException e) {
+            throw new RuntimeException("Statement failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until the coordinator sees {@code count} active nodes (itself included), failing with the nodes' logs. */
+    public void awaitActiveNodes(int count, Duration timeout)
+    {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            for (TrinoNode node : nodes) {
+                if (!node.process().isAlive()) {
+                    throw new IllegalStateException("Trino %s exited during startup; log %s:\n%s".formatted(node.name(), node.process().logFile(), node.process().logTail(60)));
+                }
+            }
+            try {
+                if (allStarted(http) && activeNodes() >= count) {
+                    return;
+                }
+            }
+            catch (Exception e) {
+                last = e;
+            }
+            HdfsCluster.sleep(500);
+        }
+        StringBuilder logs = new StringBuilder();
+        for (TrinoNode node : nodes) {
+            logs.append("\n--- ").append(node.name()).append(" (").append(node.process().logFile()).append(")\n").append(node.process().logTail(20));
+        }
+        throw new IllegalStateException("Trino cluster did not reach %s active nodes within %s (last error: %s)%s".formatted(count, timeout, last, logs));
+    }
+
+    private boolean allStarted(HttpClient http)
+            throws IOException, InterruptedException
+    {
+        for (TrinoNode node : nodes) {
+            if (!node.process().isAlive()) {
+                continue;
+            }
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(node.httpUri().resolve("/v1/info")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200 || !response.body().replace(" ", "").contains("\"starting\":false")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public long activeNodes()
+    {
+        return ((Number) query("SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'").getFirst().getFirst()).longValue();
+    }
+
+    @Override
+    public void close()
+    {
+        // workers first, so the coordinator does not reschedule onto nodes that are going away
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            nodes.get(i).process().close();
+        }
+    }
+
+    static int freePort()
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeProperties(Path file, Map<String, String> properties)
+            throws IOException
+    {
+        try (Writer writer = Files.newBufferedWriter(file, UTF_8)) {
+            for (Map.Entry<String, String> entry : properties.entrySet()) {
+                writer.write(entry.getKey() + "=" + entry.getValue() + "\n");
+            }
+        }
+    }
+
+    static void unzip(Path zip, Path directory)
+            throws IOException
+    {
+        Path root = directory.toAbsolutePath().normalize();
+        try (InputStream file = Files.newInputStream(zip); ZipInputStream input = new ZipInputStream(file)) {
+            ZipEntry entry;
+            while ((entry = input.getNextEntry()) != null) {
+                Path target = root.resolve(entry.getName()).normalize();
+                if (!target.startsWith(root)) {
+                    throw new IOException("Zip entry outside the target directory: " + entry.getName());
+                }
+                if (entry.isDirectory()) {
+                    Files.createDirectories(target);
+                }
+                else {
+                    Files.createDirectories(target.getParent());
+                    Files.copy(input, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    static void deleteRecursively(Path path)
+            throws IOException
+    {
+        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (var children = Files.list(path)) {
+                for (Path child : children.toList()) {
+                    deleteRecursively(child);
+                }
+            }
+        }
+        Files.delete(path);
+    }
+}

@@ -1,0 +1,110 @@
+package io.overdrive.it;
+
+import com.google.common.collect.ImmutableMap;
+import io.overdrive.cache.OverdrivePlugin;
+import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.HiveCatalogs;
+import io.trino.Session;
+import io.trino.plugin.hive.HivePlugin;
+import io.trino.plugin.tpch.TpchPlugin;
+import io.trino.testing.DistributedQueryRunner;
+import io.trino.testing.QueryRunner;
+import io.trino.tpch.TpchTable;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.trino.plugin.tpch.TpchMetadata.TINY_SCHEMA_NAME;
+import static io.trino.testing.QueryAssertions.copyTpchTables;
+import static io.trino.testing.TestingSession.testSessionBuilder;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * In-JVM Trino (coordinator + 2 workers, talking HTTP) with an {@code overdrive} catalog ({@code overdrive_hive}) and
+ * a stock {@code hive} catalog over the same file metastore and warehouse on real HDFS, plus {@code tpch}.
+ */
+public final class OverdriveQueryRunner
+{
+    public static final String OVERDRIVE_CATALOG = "overdrive";
+    public static final String HIVE_CATALOG = "hive";
+    public static final String SCHEMA = "tpch";
+
+    private OverdriveQueryRunner() {}
+
+    public static Builder builder(HdfsCluster hdfs, String name)
+    {
+        return new Builder(hdfs, name);
+    }
+
+    public static final class Builder
+    {
+        private final HdfsCluster hdfs;
+        private final String name;
+        private int workers = 2;
+        private final Map<String, String> overdriveProperties = new LinkedHashMap<>();
+        private List<TpchTable<?>> initialTables = List.of();
+
+        private Builder(HdfsCluster hdfs, String name)
+        {
+            this.hdfs = requireNonNull(hdfs, "hdfs is null");
+            this.name = requireNonNull(name, "name is null");
+        }
+
+        public Builder workers(int workers)
+        {
+            this.workers = workers;
+            return this;
+        }
+
+        public Builder overdriveProperty(String key, String value)
+        {
+            overdriveProperties.put(key, value);
+            return this;
+        }
+
+        public Builder initialTables(List<TpchTable<?>> initialTables)
+        {
+            this.initialTables = List.copyOf(initialTables);
+            return this;
+        }
+
+        public QueryRunner build()
+                throws Exception
+        {
+            Session session = testSessionBuilder()
+                    .setCatalog(OVERDRIVE_CATALOG)
+                    .setSchema(SCHEMA)
+                    .build();
+            long start = System.nanoTime();
+            DistributedQueryRunner queryRunner = DistributedQueryRunner.builder(session)
+                    .setWorkerCount(workers)
+                    // data is read on workers only, as in a production cluster
+                    .addCoordinatorProperty("node-scheduler.include-coordinator", "false")
+                    .build();
+            try {
+                queryRunner.installPlugin(new TpchPlugin());
+                queryRunner.createCatalog("tpch", "tpch");
+                queryRunner.installPlugin(new HivePlugin());
+                queryRunner.installPlugin(new OverdrivePlugin());
+
+                Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/" + name + "/metastore");
+                queryRunner.createCatalog(HIVE_CATALOG, "hive", hive);
+                queryRunner.createCatalog(OVERDRIVE_CATALOG, "overdrive_hive", ImmutableMap.<String, String>builder()
+                        .putAll(hive)
+                        .putAll(overdriveProperties)
+                        .buildOrThrow());
+
+                // the file metastore puts the schema's directory under hive.metastore.catalog.dir on HDFS
+                queryRunner.execute("CREATE SCHEMA %s.%s".formatted(OVERDRIVE_CATALOG, SCHEMA));
+                copyTpchTables(queryRunner, "tpch", TINY_SCHEMA_NAME, session, initialTables);
+                System.out.printf("[overdrive-it] query runner %s ready (%s workers, %s tables) in %.1fs%n", name, workers, initialTables.size(), (System.nanoTime() - start) / 1e9);
+                return queryRunner;
+            }
+            catch (Throwable e) {
+                queryRunner.close();
+                throw e;
+            }
+        }
+    }
+}
