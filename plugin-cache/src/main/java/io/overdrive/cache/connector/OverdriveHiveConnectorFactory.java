@@ -1,6 +1,7 @@
 package io.overdrive.cache.connector;
 
 import com.google.inject.Module;
+import io.overdrive.cache.PageCacheModule;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
@@ -52,7 +53,7 @@ public class OverdriveHiveConnectorFactory
                 catalogName,
                 config,
                 context,
-                this::overdriveModule,
+                () -> overdriveModule(context),
                 Optional.empty(),
                 false,
                 Optional.empty());
@@ -68,9 +69,9 @@ public class OverdriveHiveConnectorFactory
         }
     }
 
-    private Module overdriveModule()
+    // Overdrive's features, installed last, after every Hive module
+    private static Module overdriveModule(ConnectorContext context)
     {
-        // Overdrive's features install their bindings here (installed last, after every Hive module)
-        return binder -> {};
+        return new PageCacheModule(context.getCurrentNode().isCoordinator());
     }
 }

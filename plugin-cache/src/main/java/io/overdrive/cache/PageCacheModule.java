@@ -1,0 +1,52 @@
+package io.overdrive.cache;
+
+import com.google.inject.Binder;
+import com.google.inject.Provider;
+import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.stats.PageCacheStats;
+import io.trino.filesystem.cache.TrinoFileSystemCache;
+import io.trino.spi.catalog.CatalogName;
+
+import static com.google.inject.Scopes.SINGLETON;
+import static com.google.inject.multibindings.OptionalBinder.newOptionalBinder;
+import static io.airlift.configuration.ConfigBinder.configBinder;
+import static org.weakref.jmx.guice.ExportBinder.newExporter;
+
+/**
+ * Binds Overdrive's page cache into the Hive connector's file system seam ({@link TrinoFileSystemCache}) when
+ * {@code cache.enabled=true}. Coordinators read no data pages, so they never cache.
+ */
+public class PageCacheModule
+        extends AbstractConfigurationAwareModule
+{
+    private final boolean coordinator;
+
+    public PageCacheModule(boolean coordinator)
+    {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    protected void setup(Binder binder)
+    {
+        configBinder(binder).bindConfig(PageCacheConfig.class);
+        PageCacheConfig config = buildConfigObject(PageCacheConfig.class);
+        if (!config.isEnabled()) {
+            return;
+        }
+        // FileSystemModule consumes fs.cache.enabled; both caches would claim the one TrinoFileSystemCache seam
+        if (Boolean.parseBoolean(getProperties().getOrDefault("fs.cache.enabled", "false").strip())) {
+            throw new IllegalArgumentException("cache.enabled=true (Overdrive's page cache) and fs.cache.enabled=true (Trino's file system cache) cannot be used in one catalog: remove fs.cache.enabled, or set cache.enabled=false");
+        }
+
+        binder.bind(PageCacheStats.class).in(SINGLETON);
+        Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
+        newExporter(binder).export(PageCacheStats.class)
+                .as(generator -> generator.generatedNameOf(PageCacheStats.class, catalogName.get().toString()));
+
+        if (!coordinator) {
+            newOptionalBinder(binder, TrinoFileSystemCache.class).setBinding().to(OverdriveFileSystemCache.class).in(SINGLETON);
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.overdrive.cache.config;
+
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import io.airlift.units.MaxDataSize;
+import io.airlift.units.MinDataSize;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotNull;
+
+import java.util.List;
+import java.util.Optional;
+
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+
+/**
+ * Catalog properties of Overdrive's local page cache ({@code cache.*}). Names follow Presto's Alluxio cache.
+ */
+public class PageCacheConfig
+{
+    public enum EvictionPolicy
+    {
+        LRU,
+        LFU,
+    }
+
+    private boolean enabled;
+    private List<String> baseDirectories = ImmutableList.of();
+    private List<DataSize> maxSizes = ImmutableList.of();
+    private DataSize pageSize = DataSize.of(1, MEGABYTE);
+    private EvictionPolicy evictionPolicy = EvictionPolicy.LRU;
+    private Optional<Duration> ttl = Optional.empty();
+    private boolean asyncWriteEnabled;
+    private Optional<DataSize> writeRateLimit = Optional.empty();
+    private boolean dryRun;
+    private boolean admissionEnabled = true;
+    private int admissionMinFrequency = 2;
+    private int directoryFailureThreshold = 10;
+
+    public boolean isEnabled()
+    {
+        return enabled;
+    }
+
+    @Config("cache.enabled")
+    @ConfigDescription("Cache data file pages on the workers' local disks")
+    public PageCacheConfig setEnabled(boolean enabled)
+    {
+        this.enabled = enabled;
+        return this;
+    }
+
+    @NotNull
+    public List<String> getBaseDirectories()
+    {
+        return baseDirectories;
+    }
+
+    @Config("cache.base-directory")
+    @ConfigDescription("Comma-separated local directories for cached pages, ideally one per disk")
+    public PageCacheConfig setBaseDirectories(String baseDirectories)
+    {
+        this.baseDirectories = baseDirectories == null ? ImmutableList.of() : Splitter.on(',').trimResults().omitEmptyStrings().splitToList(baseDirectories);
+        return this;
+    }
+
+    @NotNull
+    public List<DataSize> getMaxSizes()
+    {
+        return maxSizes;
+    }
+
+    @Config("cache.max-size")
+    @ConfigDescription("Largest size of the cache: one value shared evenly by all directories, or one value per directory")
+    public PageCacheConfig setMaxSizes(String maxSizes)
+    {
+        this.maxSizes = maxSizes == null ? ImmutableList.of() : Splitter.on(',').trimResults().omitEmptyStrings().splitToStream(maxSizes).map(DataSize::valueOf).collect(ImmutableList.toImmutableList());
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("4kB")
+    @MaxDataSize("64MB")
+    public DataSize getPageSize()
+    {
+        return pageSize;
+    }
+
+    @Config("cache.page-size")
+    @ConfigDescription("Size of a cached page; reads are aligned to pages")
+    public PageCacheConfig setPageSize(DataSize pageSize)
+    {
+        this.pageSize = pageSize;
+        return this;
+    }
+
+    @NotNull
+    public EvictionPolicy getEvictionPolicy()
+    {
+        return evictionPolicy;
+    }
+
+    @Config("cache.eviction-policy")
+    @ConfigDescription("Which page to evict when the cache is full: LRU or LFU")
+    public PageCacheConfig setEvictionPolicy(EvictionPolicy evictionPolicy)
+    {
+        this.evictionPolicy = evictionPolicy;
+        return this;
+    }
+
+    public Optional<@MinDuration("1s") Duration> getTtl()
+    {
+        return ttl;
+    }
+
+    @Config("cache.ttl")
+    @ConfigDescription("Evict pages older than this, whatever their use (unset: no age limit)")
+    public PageCacheConfig setTtl(Duration ttl)
+    {
+        this.ttl = Optional.ofNullable(ttl);
+        return this;
+    }
+
+    public boolean isAsyncWriteEnabled()
+    {
+        return asyncWriteEnabled;
+    }
+
+    @Config("cache.async-write-enabled")
+    @ConfigDescription("Write pages to the cache in the background instead of on the reading thread")
+    public PageCacheConfig setAsyncWriteEnabled(boolean asyncWriteEnabled)
+    {
+        this.asyncWriteEnabled = asyncWriteEnabled;
+        return this;
+    }
+
+    public Optional<@MinDataSize("1MB") DataSize> getWriteRateLimit()
+    {
+        return writeRateLimit;
+    }
+
+    @Config("cache.write-rate-limit")
+    @ConfigDescription("Most bytes per second written to the cache disks, to spare flash endurance (unset: no limit); pages over the limit are not cached")
+    public PageCacheConfig setWriteRateLimit(DataSize writeRateLimit)
+    {
+        this.writeRateLimit = Optional.ofNullable(writeRateLimit);
+        return this;
+    }
+
+    public boolean isDryRun()
+    {
+        return dryRun;
+    }
+
+    @Config("cache.dry-run")
+    @ConfigDescription("Shadow mode: count what would have hit the cache without storing any data")
+    public PageCacheConfig setDryRun(boolean dryRun)
+    {
+        this.dryRun = dryRun;
+        return this;
+    }
+
+    public boolean isAdmissionEnabled()
+    {
+        return admissionEnabled;
+    }
+
+    @Config("cache.admission")
+    @ConfigDescription("Admit a page only once it has been read often enough (TinyLFU-style), so one-off scans do not evict hot pages")
+    public PageCacheConfig setAdmissionEnabled(boolean admissionEnabled)
+    {
+        this.admissionEnabled = admissionEnabled;
+        return this;
+    }
+
+    @jakarta.validation.constraints.Min(1)
+    @jakarta.validation.constraints.Max(15)
+    public int getAdmissionMinFrequency()
+    {
+        return admissionMinFrequency;
+    }
+
+    @Config("cache.admission.min-frequency")
+    @ConfigDescription("With cache.admission, how many recent reads of a page (this one included) admit it to the cache")
+    public PageCacheConfig setAdmissionMinFrequency(int admissionMinFrequency)
+    {
+        this.admissionMinFrequency = admissionMinFrequency;
+        return this;
+    }
+
+    @jakarta.validation.constraints.Min(1)
+    public int getDirectoryFailureThreshold()
+    {
+        return directoryFailureThreshold;
+    }
+
+    @Config("cache.directory-failure-threshold")
+    @ConfigDescription("Consecutive read or write errors after which a cache directory is taken out of use")
+    public PageCacheConfig setDirectoryFailureThreshold(int directoryFailureThreshold)
+    {
+        this.directoryFailureThreshold = directoryFailureThreshold;
+        return this;
+    }
+
+    @AssertTrue(message = "cache.base-directory must name at least one directory when cache.enabled=true")
+    public boolean isBaseDirectoryPresentWhenEnabled()
+    {
+        return !enabled || !baseDirectories.isEmpty();
+    }
+
+    @AssertTrue(message = "cache.max-size must be set when cache.enabled=true: one size for all of cache.base-directory, or one size per directory")
+    public boolean isMaxSizePresentWhenEnabled()
+    {
+        return !enabled || !maxSizes.isEmpty();
+    }
+
+    @AssertTrue(message = "cache.max-size must hold one size, or as many sizes as cache.base-directory has directories")
+    public boolean isMaxSizeCountValid()
+    {
+        return maxSizes.size() <= 1 || maxSizes.size() == baseDirectories.size();
+    }
+
+    /** The size limit of each directory: one shared value is divided evenly. */
+    public List<DataSize> maxSizePerDirectory()
+    {
+        if (maxSizes.size() == 1) {
+            long each = maxSizes.getFirst().toBytes() / Math.max(1, baseDirectories.size());
+            return baseDirectories.stream().map(_ -> DataSize.ofBytes(each)).collect(ImmutableList.toImmutableList());
+        }
+        return maxSizes;
+    }
+}

@@ -1,0 +1,318 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import alluxio.conf.AlluxioProperties;
+import alluxio.conf.InstancedConfiguration;
+import alluxio.conf.PropertyKey;
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import com.google.common.collect.ImmutableList;
+import com.google.common.hash.Hashing;
+import com.google.common.util.concurrent.RateLimiter;
+import io.airlift.log.Logger;
+import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.stats.PageCacheStats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A worker's page cache for one catalog: pages of remote files kept in local directories, each page stored with a
+ * checksum ({@link PageFrame}) by an Alluxio cache manager per directory ({@link PageStoreDirectory}). A file's pages
+ * all live in one directory, chosen by rendezvous hashing among the healthy ones.
+ * <p>
+ * Every failure path is a cache miss, never an error: the caller then reads remote storage.
+ */
+public final class PageCache
+        implements AutoCloseable
+{
+    private static final Logger log = Logger.get(PageCache.class);
+
+    private final int pageSize;
+    private final List<PageStoreDirectory> directories;
+    private final Optional<AdmissionFilter> admission;
+    private final Optional<RateLimiter> writeRateLimiter;
+    // dry-run: which pages the cache would hold (an LRU by page bytes up to the configured size), and no data
+    private final Optional<Cache<PageId, Integer>> shadow;
+    private final long shadowCapacity;
+    private final AtomicLong shadowBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final PageCacheStats stats;
+    private final ThreadLocal<byte[]> frameBuffers;
+    private final FileIndex fileIndex = new FileIndex(1_000_000);
+
+    public PageCache(PageCacheConfig config, PageCacheStats stats)
+    {
+        requireNonNull(config, "config is null");
+        this.stats = requireNonNull(stats, "stats is null");
+        this.pageSize = Math.toIntExact(config.getPageSize().toBytes());
+        int frameSize = pageSize + PageFrame.TRAILER_SIZE;
+        this.frameBuffers = ThreadLocal.withInitial(() -> new byte[frameSize]);
+
+        long totalBytes = config.maxSizePerDirectory().stream().mapToLong(size -> size.toBytes()).sum();
+        this.admission = config.isAdmissionEnabled()
+                ? Optional.of(new AdmissionFilter(Math.max(1, totalBytes / pageSize), config.getAdmissionMinFrequency()))
+                : Optional.empty();
+        this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create(limit.toBytes()));
+
+        if (config.isDryRun()) {
+            this.shadowCapacity = totalBytes;
+            this.shadow = Optional.of(CacheBuilder.newBuilder()
+                    .maximumWeight(totalBytes)
+                    .<PageId, Integer>weigher((_, length) -> length)
+                    .removalListener(removal -> shadowBytes.addAndGet(-removal.getValue()))
+                    .build());
+            this.directories = ImmutableList.of();
+        }
+        else {
+            this.shadowCapacity = 0;
+            this.shadow = Optional.empty();
+            this.directories = openDirectories(config, stats);
+        }
+        stats.setUsageSuppliers(
+                () -> directories.stream().filter(PageStoreDirectory::isEnabled).mapToLong(PageStoreDirectory::usedBytes).sum(),
+                () -> directories.stream().mapToLong(PageStoreDirectory::recoveredBytes).sum());
+    }
+
+    private static List<PageStoreDirectory> openDirectories(PageCacheConfig config, PageCacheStats stats)
+    {
+        ImmutableList.Builder<PageStoreDirectory> directories = ImmutableList.builder();
+        List<String> paths = config.getBaseDirectories();
+        for (int i = 0; i < paths.size(); i++) {
+            Path path = Path.of(paths.get(i)).toAbsolutePath();
+            long capacity = config.maxSizePerDirectory().get(i).toBytes();
+            Optional<String> unusable = prepare(path);
+            try {
+                PageStoreDirectory directory = PageStoreDirectory.open(path, capacity, alluxioConfiguration(config, path, capacity), config.getDirectoryFailureThreshold(), stats);
+                unusable.ifPresent(directory::disable);
+                directories.add(directory);
+            }
+            catch (Exception e) {
+                // a directory that cannot even be opened is reported and skipped: the cache works with the others
+                stats.recordDirectoryDisabled();
+                log.error(e, "Overdrive cache directory %s cannot be used%s; it is left out", path, unusable.map(reason -> " (" + reason + ")").orElse(""));
+            }
+        }
+        return directories.build();
+    }
+
+    // creates the directory if needed; an unusable one is reported, not fatal
+    private static Optional<String> prepare(Path path)
+    {
+        try {
+            Files.createDirectories(path);
+        }
+        catch (IOException | RuntimeException e) {
+            return Optional.of("cannot create it: " + e.getMessage());
+        }
+        if (!Files.isWritable(path) || !Files.isReadable(path)) {
+            return Optional.of("it is not readable and writable by this process");
+        }
+        return Optional.empty();
+    }
+
+    private static InstancedConfiguration alluxioConfiguration(PageCacheConfig config, Path path, long capacity)
+    {
+        AlluxioProperties properties = new AlluxioProperties();
+        properties.set(PropertyKey.USER_CLIENT_CACHE_ENABLED, true);
+        properties.set(PropertyKey.USER_CLIENT_CACHE_DIRS, path.toString());
+        properties.set(PropertyKey.USER_CLIENT_CACHE_SIZE, Long.toString(capacity));
+        properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Long.toString(config.getPageSize().toBytes()));
+        properties.set(PropertyKey.USER_CLIENT_CACHE_EVICTOR_CLASS, switch (config.getEvictionPolicy()) {
+            case LRU -> "alluxio.client.file.cache.evictor.LRUCacheEvictor";
+            case LFU -> "alluxio.client.file.cache.evictor.LFUCacheEvictor";
+        });
+        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_WRITE_ENABLED, config.isAsyncWriteEnabled());
+        // restore before serving, so that the recovered pages are known and counted when the catalog starts
+        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_RESTORE_ENABLED, false);
+        config.getTtl().ifPresent(ttl -> {
+            properties.set(PropertyKey.USER_CLIENT_CACHE_TTL_ENABLED, true);
+            properties.set(PropertyKey.USER_CLIENT_CACHE_TTL_THRESHOLD_SECONDS, Math.max(1, (long) ttl.getValue(java.util.concurrent.TimeUnit.SECONDS)));
+        });
+        return new InstancedConfiguration(properties);
+    }
+
+    public int pageSize()
+    {
+        return pageSize;
+    }
+
+    /** This cache as the Alluxio cache manager Trino's page-aligned readers drive, for the file at {@code path}. */
+    public alluxio.client.file.cache.CacheManager adapterFor(String path)
+    {
+        return new PageCacheManagerAdapter(this, path);
+    }
+
+    /**
+     * Copies up to {@code length} bytes of the page from {@code pageOffset} into {@code target}, returning how many, or
+     * 0 when the cache cannot serve the page (absent, unreadable, corrupt, directory out of use).
+     */
+    public int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
+    {
+        admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
+        if (shadow.isPresent()) {
+            if (shadow.get().getIfPresent(pageId) != null) {
+                stats.recordDryRunWouldBeHit();
+            }
+            stats.recordMiss();
+            return 0;
+        }
+        Optional<PageStoreDirectory> directory = directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            stats.recordMiss();
+            return 0;
+        }
+        byte[] frame = frameBuffers.get();
+        int stored = directory.get().readFrame(pageId, frame);
+        if (stored <= 0) {
+            if (stored < 0) {
+                stats.recordGetError();
+            }
+            stats.recordMiss();
+            return 0;
+        }
+        int pageLength = PageFrame.verify(frame, stored);
+        if (pageLength < 0) {
+            stats.recordCorruptPage();
+            if (directory.get().deletePage(pageId)) {
+                stats.recordDelete(stored);
+            }
+            stats.recordMiss();
+            return 0;
+        }
+        int bytes = Math.min(length, pageLength - pageOffset);
+        if (bytes <= 0) {
+            stats.recordMiss();
+            return 0;
+        }
+        System.arraycopy(frame, pageOffset, target, targetOffset, bytes);
+        stats.recordHit(bytes);
+        return bytes;
+    }
+
+    /**
+     * Offers a whole page of the file at {@code path} to the cache; it may decline (admission, rate limit, failures)
+     * and says nothing either way.
+     */
+    public void write(String path, PageId pageId, ByteBuffer page)
+    {
+        int frameLength = page.remaining() + PageFrame.TRAILER_SIZE;
+        Optional<PageStoreDirectory> directory = shadow.isPresent() ? Optional.empty() : directoryFor(pageId.getFileId());
+        if (shadow.isEmpty() && directory.isEmpty()) {
+            return;
+        }
+        // admission guards eviction only (as in W-TinyLFU): while there is room every page is welcome
+        if (admission.isPresent() && wouldEvict(directory, frameLength) && !admission.get().admits(pageId.getFileId(), pageId.getPageIndex())) {
+            stats.recordAdmissionRejection();
+            return;
+        }
+        if (writeRateLimiter.isPresent() && !writeRateLimiter.get().tryAcquire(frameLength)) {
+            stats.recordRateLimitRejection();
+            return;
+        }
+        if (shadow.isPresent()) {
+            shadowBytes.addAndGet(page.remaining());
+            shadow.get().put(pageId, page.remaining());
+            return;
+        }
+        if (directory.get().writeFrame(pageId, PageFrame.encode(page))) {
+            stats.recordWrite(frameLength);
+            fileIndex.add(path, pageId.getFileId());
+        }
+        else {
+            stats.recordPutError();
+        }
+    }
+
+    private boolean wouldEvict(Optional<PageStoreDirectory> directory, int frameLength)
+    {
+        if (directory.isPresent()) {
+            return directory.get().usedBytes() + frameLength > directory.get().capacityBytes();
+        }
+        return shadowBytes.get() + frameLength > shadowCapacity;
+    }
+
+    /** Removes every cached page of the file (for example when the file changed or was deleted). */
+    public void deleteFile(String fileId)
+    {
+        shadow.ifPresent(cache -> cache.asMap().keySet().removeIf(pageId -> pageId.getFileId().equals(fileId)));
+        directoryFor(fileId).ifPresent(directory -> {
+            long deleted = directory.deleteFile(fileId);
+            if (deleted > 0) {
+                stats.recordDelete(deleted);
+            }
+        });
+        fileIndex.remove(fileId);
+    }
+
+    /** Removes every cached version of the file at {@code path} that this worker cached since it started. */
+    public void expire(String path)
+    {
+        for (String fileId : fileIndex.fileIds(path)) {
+            deleteFile(fileId);
+        }
+    }
+
+    /** Removes the cached files whose path matches, among those this worker cached since it started. */
+    public void invalidatePaths(Predicate<String> paths)
+    {
+        for (String fileId : fileIndex.fileIds(paths)) {
+            deleteFile(fileId);
+        }
+    }
+
+    /** Removes every page in every directory, including pages recovered at startup. */
+    public void invalidateAll()
+    {
+        shadow.ifPresent(Cache::invalidateAll);
+        for (PageStoreDirectory directory : directories) {
+            long before = directory.usedBytes();
+            directory.deleteAll();
+            stats.recordDelete(Math.max(0, before - directory.usedBytes()));
+        }
+        fileIndex.clear();
+    }
+
+    // rendezvous hashing over the healthy directories: a directory going out of use moves only its own files
+    private Optional<PageStoreDirectory> directoryFor(String fileId)
+    {
+        PageStoreDirectory best = null;
+        long bestScore = Long.MIN_VALUE;
+        for (PageStoreDirectory directory : directories) {
+            if (!directory.isEnabled()) {
+                continue;
+            }
+            long score = Hashing.murmur3_128().newHasher()
+                    .putString(fileId, UTF_8)
+                    .putString(directory.path().toString(), UTF_8)
+                    .hash().asLong();
+            if (best == null || score > bestScore) {
+                best = directory;
+                bestScore = score;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    List<PageStoreDirectory> directories()
+    {
+        return directories;
+    }
+
+    @Override
+    public void close()
+            throws Exception
+    {
+        for (PageStoreDirectory directory : directories) {
+            directory.close();
+        }
+    }
+}

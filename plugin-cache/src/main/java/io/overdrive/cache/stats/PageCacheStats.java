@@ -1,0 +1,224 @@
+package io.overdrive.cache.stats;
+
+import org.weakref.jmx.Managed;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Overdrive page cache metrics, one MBean per catalog, exported with jmxutils (visible in Trino's {@code jmx} catalog).
+ * Counters are cumulative since the worker started.
+ */
+public class PageCacheStats
+{
+    private final AtomicLong hits = new AtomicLong();
+    private final AtomicLong misses = new AtomicLong();
+    private final AtomicLong bytesFromCache = new AtomicLong();
+    private final AtomicLong bytesFromRemote = new AtomicLong();
+    private final AtomicLong pagesWritten = new AtomicLong();
+    private final AtomicLong bytesWritten = new AtomicLong();
+    private final AtomicLong pagesDeleted = new AtomicLong();
+    private final AtomicLong getErrors = new AtomicLong();
+    private final AtomicLong putErrors = new AtomicLong();
+    private final AtomicLong corruptPages = new AtomicLong();
+    private final AtomicLong admissionRejections = new AtomicLong();
+    private final AtomicLong rateLimitRejections = new AtomicLong();
+    private final AtomicLong dryRunWouldBeHits = new AtomicLong();
+    private final AtomicLong directoriesDisabled = new AtomicLong();
+    private final AtomicLong bytesDeleted = new AtomicLong();
+    private volatile LongSupplier bytesCached = () -> 0;
+    private volatile LongSupplier bytesRecovered = () -> 0;
+
+    /** Lets the cache report its current size without the stats holding the cache. */
+    public void setUsageSuppliers(LongSupplier bytesCached, LongSupplier bytesRecovered)
+    {
+        this.bytesCached = requireNonNull(bytesCached, "bytesCached is null");
+        this.bytesRecovered = requireNonNull(bytesRecovered, "bytesRecovered is null");
+    }
+
+    public void recordHit(int bytes)
+    {
+        hits.incrementAndGet();
+        bytesFromCache.addAndGet(bytes);
+    }
+
+    public void recordMiss()
+    {
+        misses.incrementAndGet();
+    }
+
+    public void recordRemoteRead(long bytes)
+    {
+        bytesFromRemote.addAndGet(bytes);
+    }
+
+    public void recordWrite(int bytes)
+    {
+        pagesWritten.incrementAndGet();
+        bytesWritten.addAndGet(bytes);
+    }
+
+    public void recordDelete(long bytes)
+    {
+        pagesDeleted.incrementAndGet();
+        bytesDeleted.addAndGet(bytes);
+    }
+
+    public void recordGetError()
+    {
+        getErrors.incrementAndGet();
+    }
+
+    public void recordPutError()
+    {
+        putErrors.incrementAndGet();
+    }
+
+    public void recordCorruptPage()
+    {
+        corruptPages.incrementAndGet();
+    }
+
+    public void recordAdmissionRejection()
+    {
+        admissionRejections.incrementAndGet();
+    }
+
+    {
+    }
+
+    public void recordRateLimitRejection()
+    {
+        rateLimitRejections.incrementAndGet();
+    }
+
+    public void recordDryRunWouldBeHit()
+    {
+        dryRunWouldBeHits.incrementAndGet();
+    }
+
+    public void recordDirectoryDisabled()
+    {
+        directoriesDisabled.incrementAndGet();
+    }
+
+    @Managed(description = "Page reads served from the local cache")
+    public long getHits()
+    {
+        return hits.get();
+    }
+
+    @Managed(description = "Page reads the cache could not serve")
+    public long getMisses()
+    {
+        return misses.get();
+    }
+
+    @Managed(description = "hits / (hits + misses)")
+    public double getHitRatio()
+    {
+        long hits = this.hits.get();
+        long total = hits + misses.get();
+        return total == 0 ? 0 : (double) hits / total;
+    }
+
+    @Managed(description = "Bytes returned to readers from the local cache")
+    public long getBytesFromCache()
+    {
+        return bytesFromCache.get();
+    }
+
+    @Managed(description = "Bytes read from remote storage (HDFS, object store) through cached files")
+    public long getBytesFromRemote()
+    {
+        return bytesFromRemote.get();
+    }
+
+    @Managed(description = "bytesFromCache / (bytesFromCache + bytesFromRemote)")
+    public double getByteHitRatio()
+    {
+        long cache = bytesFromCache.get();
+        long total = cache + bytesFromRemote.get();
+        return total == 0 ? 0 : (double) cache / total;
+    }
+
+    @Managed(description = "Bytes now in the cache (stored pages with their checksum trailers)")
+    public long getBytesCached()
+    {
+        return bytesCached.getAsLong();
+    }
+
+    @Managed(description = "Bytes of pages found on disk at startup and reused")
+    public long getBytesRecovered()
+    {
+        return bytesRecovered.getAsLong();
+    }
+
+    @Managed(description = "Bytes that left the cache by eviction (size or TTL), not by explicit deletion")
+    public long getBytesEvicted()
+    {
+        return Math.max(0, bytesRecovered.getAsLong() + bytesWritten.get() - bytesDeleted.get() - bytesCached.getAsLong());
+    }
+
+    @Managed(description = "Pages written to the cache")
+    public long getPagesWritten()
+    {
+        return pagesWritten.get();
+    }
+
+    @Managed(description = "Bytes written to the cache disks")
+    public long getBytesWritten()
+    {
+        return bytesWritten.get();
+    }
+
+    @Managed(description = "Pages deleted on purpose: expired files, corrupt pages, flushes")
+    public long getPagesDeleted()
+    {
+        return pagesDeleted.get();
+    }
+
+    @Managed(description = "Cache reads that failed (the read went to remote storage)")
+    public long getGetErrors()
+    {
+        return getErrors.get();
+    }
+
+    @Managed(description = "Cache writes that failed (the page was not cached)")
+    public long getPutErrors()
+    {
+        return putErrors.get();
+    }
+
+    @Managed(description = "Pages that failed their checksum and were discarded")
+    public long getCorruptPages()
+    {
+        return corruptPages.get();
+    }
+
+    @Managed(description = "Pages not cached because they were not read often enough yet (cache.admission)")
+    public long getAdmissionRejections()
+    {
+        return admissionRejections.get();
+    }
+
+    @Managed(description = "Pages not cached because cache.write-rate-limit was reached")
+    public long getRateLimitRejections()
+    {
+        return rateLimitRejections.get();
+    }
+
+    @Managed(description = "With cache.dry-run: reads that would have been cache hits")
+    public long getDryRunWouldBeHits()
+    {
+        return dryRunWouldBeHits.get();
+    }
+
+    @Managed(description = "Cache directories taken out of use after repeated errors")
+    public long getDirectoriesDisabled()
+    {
+        return directoriesDisabled.get();
+    }
+}

@@ -1,0 +1,95 @@
+package io.overdrive.cache.config;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.testing.ValidationAssertions.assertFailsValidation;
+import static io.airlift.testing.ValidationAssertions.assertValidates;
+import static io.airlift.units.DataSize.Unit.GIGABYTE;
+import static io.airlift.units.DataSize.Unit.KILOBYTE;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestPageCacheConfig
+{
+    @Test
+    void defaults()
+    {
+        assertRecordedDefaults(recordDefaults(PageCacheConfig.class)
+                .setEnabled(false)
+                .setBaseDirectories(null)
+                .setMaxSizes(null)
+                .setPageSize(DataSize.of(1, MEGABYTE))
+                .setEvictionPolicy(PageCacheConfig.EvictionPolicy.LRU)
+                .setTtl(null)
+                .setAsyncWriteEnabled(false)
+                .setWriteRateLimit(null)
+                .setDryRun(false)
+                .setAdmissionEnabled(true)
+                .setAdmissionMinFrequency(2)
+                .setDirectoryFailureThreshold(10));
+    }
+
+    @Test
+    void explicitProperties()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("cache.enabled", "true")
+                .put("cache.base-directory", "/mnt/ssd1/cache,/mnt/ssd2/cache")
+                .put("cache.max-size", "100GB,200GB")
+                .put("cache.page-size", "256kB")
+                .put("cache.eviction-policy", "LFU")
+                .put("cache.ttl", "6h")
+                .put("cache.async-write-enabled", "true")
+                .put("cache.write-rate-limit", "200MB")
+                .put("cache.dry-run", "true")
+                .put("cache.admission", "false")
+                .put("cache.admission.min-frequency", "3")
+                .put("cache.directory-failure-threshold", "5")
+                .buildOrThrow();
+        PageCacheConfig expected = new PageCacheConfig()
+                .setEnabled(true)
+                .setBaseDirectories("/mnt/ssd1/cache,/mnt/ssd2/cache")
+                .setMaxSizes("100GB,200GB")
+                .setPageSize(DataSize.of(256, KILOBYTE))
+                .setEvictionPolicy(PageCacheConfig.EvictionPolicy.LFU)
+                .setTtl(new Duration(6, HOURS))
+                .setAsyncWriteEnabled(true)
+                .setWriteRateLimit(DataSize.of(200, MEGABYTE))
+                .setDryRun(true)
+                .setAdmissionEnabled(false)
+                .setAdmissionMinFrequency(3)
+                .setDirectoryFailureThreshold(5);
+        assertFullMapping(properties, expected);
+    }
+
+    @Test
+    void oneMaxSizeIsSharedByAllDirectories()
+    {
+        PageCacheConfig config = new PageCacheConfig().setEnabled(true).setBaseDirectories("/a,/b").setMaxSizes("10GB");
+        assertValidates(config);
+        assertThat(config.maxSizePerDirectory()).containsExactly(DataSize.of(5, GIGABYTE), DataSize.of(5, GIGABYTE));
+        assertThat(new PageCacheConfig().setBaseDirectories("/a,/b").setMaxSizes("1GB,3GB").maxSizePerDirectory())
+                .isEqualTo(List.of(DataSize.of(1, GIGABYTE), DataSize.of(3, GIGABYTE)));
+    }
+
+    @Test
+    void invalidCombinationsNameThePropertyAndTheFix()
+    {
+        assertFailsValidation(new PageCacheConfig().setEnabled(true).setMaxSizes("1GB"),
+                "baseDirectoryPresentWhenEnabled", "cache.base-directory must name at least one directory when cache.enabled=true", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(new PageCacheConfig().setEnabled(true).setBaseDirectories("/a"),
+                "maxSizePresentWhenEnabled", "cache.max-size must be set when cache.enabled=true: one size for all of cache.base-directory, or one size per directory", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(new PageCacheConfig().setEnabled(true).setBaseDirectories("/a,/b,/c").setMaxSizes("1GB,2GB"),
+                "maxSizeCountValid", "cache.max-size must hold one size, or as many sizes as cache.base-directory has directories", jakarta.validation.constraints.AssertTrue.class);
+    }
+}

@@ -1,0 +1,36 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import io.overdrive.cache.stats.PageCacheStats;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Run in its own JVM by {@link TestPageCacheRestart}: writes deterministic pages into a cache directory, then exits
+ * ({@code exit}) or keeps writing until it is killed ({@code forever}). Prints how many pages it wrote.
+ */
+public final class PageCacheWriterMain
+{
+    private PageCacheWriterMain() {}
+
+    public static void main(String[] args)
+            throws Exception
+    {
+        Path directory = Path.of(args[0]);
+        int pages = Integer.parseInt(args[1]);
+        boolean forever = args[2].equals("forever");
+        try (PageCache cache = new PageCache(TestingPages.config(100_000L * TestingPages.PAGE_SIZE, directory), new PageCacheStats())) {
+            for (int index = 0; forever || index < pages; index++) {
+                PageId pageId = new PageId("file-" + (index / 10), index % 10);
+                cache.write("/file-" + (index / 10), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))));
+                if (index + 1 == pages) {
+                    // tells the test that at least this many pages are on disk
+                    Files.writeString(directory.resolve("written-" + pages), "");
+                }
+            }
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,98 @@
+package io.overdrive.scheduler.config;
+
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.Duration;
+import io.airlift.units.MaxDuration;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+/**
+ * Catalog properties of soft-affinity split placement ({@code node-selection*}).
+ */
+public class NodeSelectionConfig
+{
+    private NodeSelectionStrategy nodeSelectionStrategy = NodeSelectionStrategy.NO_PREFERENCE;
+    private int preferredHostsCount = 2;
+    private AffinityGranularity affinityGranularity = AffinityGranularity.FILE;
+    private double loadBalanceEpsilon = 0.25;
+    private Duration membershipRefreshInterval = new Duration(5, SECONDS);
+
+    @NotNull(message = "node-selection-strategy must be NO_PREFERENCE, SOFT_AFFINITY or HARD_AFFINITY")
+    public NodeSelectionStrategy getNodeSelectionStrategy()
+    {
+        return nodeSelectionStrategy;
+    }
+
+    @Config("node-selection-strategy")
+    @ConfigDescription("NO_PREFERENCE (the engine places splits, as in stock Hive), SOFT_AFFINITY (preferred workers within a bounded load) or HARD_AFFINITY (first live preferred worker)")
+    public NodeSelectionConfig setNodeSelectionStrategy(NodeSelectionStrategy nodeSelectionStrategy)
+    {
+        this.nodeSelectionStrategy = nodeSelectionStrategy;
+        return this;
+    }
+
+    @Min(value = 1, message = "node-selection.preferred-hosts-count must be at least 1 (the preferred worker itself); use 2 to allow one alternative")
+    public int getPreferredHostsCount()
+    {
+        return preferredHostsCount;
+    }
+
+    @Config("node-selection.preferred-hosts-count")
+    @ConfigDescription("Workers, in rendezvous order, that may take a split before it falls back to the least loaded worker; only these cache the file's pages")
+    public NodeSelectionConfig setPreferredHostsCount(int preferredHostsCount)
+    {
+        this.preferredHostsCount = preferredHostsCount;
+        return this;
+    }
+
+    @NotNull(message = "node-selection.affinity-granularity must be FILE or SPLIT")
+    public AffinityGranularity getAffinityGranularity()
+    {
+        return affinityGranularity;
+    }
+
+    @Config("node-selection.affinity-granularity")
+    @ConfigDescription("FILE: all splits of a file prefer the same workers; SPLIT: each split range of a file has its own preferred workers")
+    public NodeSelectionConfig setAffinityGranularity(AffinityGranularity affinityGranularity)
+    {
+        this.affinityGranularity = affinityGranularity;
+        return this;
+    }
+
+    @DecimalMin(value = "0", inclusive = false, message = "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25 to let a worker take up to 1.25 times the average share of a query's splits")
+    @DecimalMax(value = "100", message = "node-selection.load-balance-epsilon must be at most 100; a larger value no longer bounds the load")
+    public double getLoadBalanceEpsilon()
+    {
+        return loadBalanceEpsilon;
+    }
+
+    @Config("node-selection.load-balance-epsilon")
+    @ConfigDescription("SOFT_AFFINITY: no worker takes more than (1 + epsilon) times the average share of a query's splits; smaller balances better, larger keeps more splits on preferred workers")
+    public NodeSelectionConfig setLoadBalanceEpsilon(double loadBalanceEpsilon)
+    {
+        this.loadBalanceEpsilon = loadBalanceEpsilon;
+        return this;
+    }
+
+    @NotNull(message = "node-selection.membership-refresh-interval must be set, e.g. 5s")
+    @MinDuration(value = "100ms", message = "node-selection.membership-refresh-interval must be at least 100ms")
+    @MaxDuration(value = "1m", message = "node-selection.membership-refresh-interval must be at most 1m, or joining and leaving workers are noticed too late")
+    public Duration getMembershipRefreshInterval()
+    {
+        return membershipRefreshInterval;
+    }
+
+    @Config("node-selection.membership-refresh-interval")
+    @ConfigDescription("How often the list of live workers that preferences are computed over is refreshed")
+    public NodeSelectionConfig setMembershipRefreshInterval(Duration membershipRefreshInterval)
+    {
+        this.membershipRefreshInterval = membershipRefreshInterval;
+        return this;
+    }
+}

@@ -1,0 +1,87 @@
+package io.overdrive.scheduler.config;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.configuration.ConfigurationFactory;
+import io.airlift.units.Duration;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.overdrive.scheduler.config.AffinityGranularity.FILE;
+import static io.overdrive.scheduler.config.AffinityGranularity.SPLIT;
+import static io.overdrive.scheduler.config.NodeSelectionStrategy.NO_PREFERENCE;
+import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+public class TestNodeSelectionConfig
+{
+    @Test
+    public void testDefaults()
+    {
+        assertRecordedDefaults(recordDefaults(NodeSelectionConfig.class)
+                .setNodeSelectionStrategy(NO_PREFERENCE)
+                .setPreferredHostsCount(2)
+                .setAffinityGranularity(FILE)
+                .setLoadBalanceEpsilon(0.25)
+                .setMembershipRefreshInterval(new Duration(5, SECONDS)));
+    }
+
+    @Test
+    public void testExplicitPropertyMappings()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("node-selection-strategy", "SOFT_AFFINITY")
+                .put("node-selection.preferred-hosts-count", "3")
+                .put("node-selection.affinity-granularity", "SPLIT")
+                .put("node-selection.load-balance-epsilon", "0.1")
+                .put("node-selection.membership-refresh-interval", "500ms")
+                .buildOrThrow();
+
+        NodeSelectionConfig expected = new NodeSelectionConfig()
+                .setNodeSelectionStrategy(SOFT_AFFINITY)
+                .setPreferredHostsCount(3)
+                .setAffinityGranularity(SPLIT)
+                .setLoadBalanceEpsilon(0.1)
+                .setMembershipRefreshInterval(new Duration(500, MILLISECONDS));
+
+        assertFullMapping(properties, expected);
+    }
+
+    @Test
+    public void testEnumValuesAreCaseInsensitive()
+    {
+        NodeSelectionConfig config = new ConfigurationFactory(Map.of(
+                "node-selection-strategy", "hard_affinity",
+                "node-selection.affinity-granularity", "split"))
+                .build(NodeSelectionConfig.class);
+        assertThat(config.getNodeSelectionStrategy()).isEqualTo(NodeSelectionStrategy.HARD_AFFINITY);
+        assertThat(config.getAffinityGranularity()).isEqualTo(SPLIT);
+    }
+
+    @Test
+    public void testInvalidPropertiesNameThePropertyAndTheFix()
+    {
+        assertInvalid("node-selection.preferred-hosts-count", "0", "node-selection.preferred-hosts-count must be at least 1");
+        assertInvalid("node-selection.load-balance-epsilon", "0", "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25");
+        assertInvalid("node-selection.load-balance-epsilon", "-0.5", "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25");
+        assertInvalid("node-selection.load-balance-epsilon", "101", "node-selection.load-balance-epsilon must be at most 100");
+        assertInvalid("node-selection.membership-refresh-interval", "10ms", "node-selection.membership-refresh-interval must be at least 100ms");
+        assertInvalid("node-selection.membership-refresh-interval", "5m", "node-selection.membership-refresh-interval must be at most 1m");
+        assertInvalid("node-selection-strategy", "SOFT", "SOFT");
+        assertInvalid("node-selection.affinity-granularity", "BLOCK", "BLOCK");
+    }
+
+    private static void assertInvalid(String property, String value, String message)
+    {
+        ConfigurationFactory factory = new ConfigurationFactory(Map.of(property, value));
+        assertThatThrownBy(() -> factory.build(NodeSelectionConfig.class))
+                .hasMessageContaining(property)
+                .hasMessageContaining(message);
+    }
+}
