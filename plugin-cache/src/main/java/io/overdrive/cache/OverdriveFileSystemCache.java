@@ -12,6 +12,7 @@ import com.google.common.hash.Hashing;
 import com.google.inject.Inject;
 import io.opentelemetry.api.trace.Tracer;
 import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.stats.PageCacheStats;
 import io.trino.filesystem.Location;
@@ -69,14 +70,14 @@ public class OverdriveFileSystemCache
     public TrinoInput cacheInput(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInput(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString()), readerConfiguration, readerStats);
+        return new AlluxioInput(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString(), CacheReadContext.current()), readerConfiguration, readerStats);
     }
 
     @Override
     public TrinoInputStream cacheStream(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInputStream(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString()), readerConfiguration, readerStats);
+        return new AlluxioInputStream(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString(), CacheReadContext.current()), readerConfiguration, readerStats);
     }
 
     @Override

@@ -40,13 +40,13 @@ public class PageCacheModule
             throw new IllegalArgumentException("cache.enabled=true (Overdrive's page cache) and fs.cache.enabled=true (Trino's file system cache) cannot be used in one catalog: remove fs.cache.enabled, or set cache.enabled=false");
         }
 
+        if (coordinator) {
+            return;
+        }
         binder.bind(PageCacheStats.class).in(SINGLETON);
         Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
         newExporter(binder).export(PageCacheStats.class)
                 .as(generator -> generator.generatedNameOf(PageCacheStats.class, catalogName.get().toString()));
-
-        if (!coordinator) {
-            newOptionalBinder(binder, TrinoFileSystemCache.class).setBinding().to(OverdriveFileSystemCache.class).in(SINGLETON);
-        }
+        newOptionalBinder(binder, TrinoFileSystemCache.class).setBinding().to(OverdriveFileSystemCache.class).in(SINGLETON);
     }
 }

@@ -36,6 +36,8 @@ public class PageCacheConfig
     private Optional<Duration> ttl = Optional.empty();
     private boolean asyncWriteEnabled;
     private Optional<DataSize> writeRateLimit = Optional.empty();
+    private Optional<DataSize> schemaQuota = Optional.empty();
+    private Optional<DataSize> tableQuota = Optional.empty();
     private boolean dryRun;
     private boolean admissionEnabled = true;
     private int admissionMinFrequency = 2;
@@ -148,6 +150,32 @@ public class PageCacheConfig
     public PageCacheConfig setWriteRateLimit(DataSize writeRateLimit)
     {
         this.writeRateLimit = Optional.ofNullable(writeRateLimit);
+        return this;
+    }
+
+    public Optional<@MinDataSize("1MB") DataSize> getSchemaQuota()
+    {
+        return schemaQuota;
+    }
+
+    @Config("cache.quota.schema-max-size")
+    @ConfigDescription("Most cache space one schema may use; past it the schema's own least useful pages are evicted (unset: no limit)")
+    public PageCacheConfig setSchemaQuota(DataSize schemaQuota)
+    {
+        this.schemaQuota = Optional.ofNullable(schemaQuota);
+        return this;
+    }
+
+    public Optional<@MinDataSize("1MB") DataSize> getTableQuota()
+    {
+        return tableQuota;
+    }
+
+    @Config("cache.quota.table-max-size")
+    @ConfigDescription("Most cache space one table may use; past it the table's own least useful pages are evicted (unset: no limit)")
+    public PageCacheConfig setTableQuota(DataSize tableQuota)
+    {
+        this.tableQuota = Optional.ofNullable(tableQuota);
         return this;
     }
 

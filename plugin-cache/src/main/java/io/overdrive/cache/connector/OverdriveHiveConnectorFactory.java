@@ -49,7 +49,7 @@ public class OverdriveHiveConnectorFactory
         // the stock factory checks this in create(); createConnector() does not, so a mismatched install would
         // otherwise fail later with linkage errors deep inside the Hive connector
         checkSpiVersion(context.getSpiVersion());
-        return HiveConnectorFactory.createConnector(
+        Connector hive = HiveConnectorFactory.createConnector(
                 catalogName,
                 config,
                 context,
@@ -57,6 +57,7 @@ public class OverdriveHiveConnectorFactory
                 Optional.empty(),
                 false,
                 Optional.empty());
+        return new OverdriveConnector(hive, new CacheContextPageSourceProvider(hive.getPageSourceProvider()));
     }
 
     void checkSpiVersion(String serverSpiVersion)

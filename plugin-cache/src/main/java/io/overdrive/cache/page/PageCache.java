@@ -1,6 +1,9 @@
 package io.overdrive.cache.page;
 
+import alluxio.client.file.CacheContext;
 import alluxio.client.file.cache.PageId;
+import alluxio.client.quota.CacheQuota;
+import alluxio.client.quota.CacheScope;
 import alluxio.conf.AlluxioProperties;
 import alluxio.conf.InstancedConfiguration;
 import alluxio.conf.PropertyKey;
@@ -17,7 +20,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -40,6 +45,7 @@ public final class PageCache
     private final int pageSize;
     private final List<PageStoreDirectory> directories;
     private final Optional<AdmissionFilter> admission;
+    private final Optional<CacheQuota> quota;
     private final Optional<RateLimiter> writeRateLimiter;
     // dry-run: which pages the cache would hold (an LRU by page bytes up to the configured size), and no data
     private final Optional<Cache<PageId, Integer>> shadow;
@@ -61,6 +67,10 @@ public final class PageCache
         this.admission = config.isAdmissionEnabled()
                 ? Optional.of(new AdmissionFilter(Math.max(1, totalBytes / pageSize), config.getAdmissionMinFrequency()))
                 : Optional.empty();
+        Map<CacheScope.Level, Long> quotas = new EnumMap<>(CacheScope.Level.class);
+        config.getSchemaQuota().ifPresent(size -> quotas.put(CacheScope.Level.SCHEMA, size.toBytes()));
+        config.getTableQuota().ifPresent(size -> quotas.put(CacheScope.Level.TABLE, size.toBytes()));
+        this.quota = quotas.isEmpty() ? Optional.empty() : Optional.of(new CacheQuota(quotas));
         this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create(limit.toBytes()));
 
         if (config.isDryRun()) {
@@ -131,6 +141,7 @@ public final class PageCache
             case LFU -> "alluxio.client.file.cache.evictor.LFUCacheEvictor";
         });
         properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_WRITE_ENABLED, config.isAsyncWriteEnabled());
+        properties.set(PropertyKey.USER_CLIENT_CACHE_QUOTA_ENABLED, config.getSchemaQuota().isPresent() || config.getTableQuota().isPresent());
         // restore before serving, so that the recovered pages are known and counted when the catalog starts
         properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_RESTORE_ENABLED, false);
         config.getTtl().ifPresent(ttl -> {
@@ -146,9 +157,9 @@ public final class PageCache
     }
 
     /** This cache as the Alluxio cache manager Trino's page-aligned readers drive, for the file at {@code path}. */
-    public alluxio.client.file.cache.CacheManager adapterFor(String path)
+    public alluxio.client.file.cache.CacheManager adapterFor(String path, CacheReadContext context)
     {
-        return new PageCacheManagerAdapter(this, path);
+        return new PageCacheManagerAdapter(this, path, context);
     }
 
     /**
@@ -202,8 +213,12 @@ public final class PageCache
      * Offers a whole page of the file at {@code path} to the cache; it may decline (admission, rate limit, failures)
      * and says nothing either way.
      */
-    public void write(String path, PageId pageId, ByteBuffer page)
+    public void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context)
     {
+        if (!context.cacheable()) {
+            stats.recordNotCachedNotPreferred();
+            return;
+        }
         int frameLength = page.remaining() + PageFrame.TRAILER_SIZE;
         Optional<PageStoreDirectory> directory = shadow.isPresent() ? Optional.empty() : directoryFor(pageId.getFileId());
         if (shadow.isEmpty() && directory.isEmpty()) {
@@ -223,13 +238,28 @@ public final class PageCache
             shadow.get().put(pageId, page.remaining());
             return;
         }
-        if (directory.get().writeFrame(pageId, PageFrame.encode(page))) {
+        CacheContext cacheContext = cacheContext(context);
+        if (quota.isPresent() && directory.get().atQuota(cacheContext, frameLength)) {
+            stats.recordQuotaEviction();
+        }
+        if (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext)) {
             stats.recordWrite(frameLength);
             fileIndex.add(path, pageId.getFileId());
         }
         else {
             stats.recordPutError();
         }
+    }
+
+    // quotas apply per schema and per table: Alluxio tracks usage by scope and evicts within a scope at its quota
+    private CacheContext cacheContext(CacheReadContext context)
+    {
+        CacheContext cacheContext = CacheContext.defaults();
+        if (quota.isPresent() && context.schema().isPresent()) {
+            String scope = context.schema().get() + context.table().map(table -> "." + table).orElse("");
+            cacheContext.setCacheScope(CacheScope.create(scope)).setCacheQuota(quota.get());
+        }
+        return cacheContext;
     }
 
     private boolean wouldEvict(Optional<PageStoreDirectory> directory, int frameLength)

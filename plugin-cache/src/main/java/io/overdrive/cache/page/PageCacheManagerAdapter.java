@@ -23,17 +23,19 @@ final class PageCacheManagerAdapter
 {
     private final PageCache cache;
     private final String path;
+    private final CacheReadContext context;
 
-    PageCacheManagerAdapter(PageCache cache, String path)
+    PageCacheManagerAdapter(PageCache cache, String path, CacheReadContext context)
     {
         this.cache = requireNonNull(cache, "cache is null");
         this.path = requireNonNull(path, "path is null");
+        this.context = requireNonNull(context, "context is null");
     }
 
     @Override
     public boolean put(PageId pageId, ByteBuffer page, CacheContext cacheContext)
     {
-        cache.write(path, pageId, page);
+        cache.write(path, pageId, page, context);
         // the readers ignore the answer; declining to cache is not an error
         return true;
     }
@@ -63,7 +65,7 @@ final class PageCacheManagerAdapter
             return read;
         }
         byte[] page = externalDataSupplier.get();
-        cache.write(path, pageId, ByteBuffer.wrap(page));
+        cache.write(path, pageId, ByteBuffer.wrap(page), context);
         int bytes = Math.min(bytesToRead, page.length - pageOffset);
         target.writeBytes(page, pageOffset, bytes);
         return bytes;

@@ -5,6 +5,7 @@ import alluxio.client.file.cache.CacheManager;
 import alluxio.client.file.cache.CacheManagerOptions;
 import alluxio.client.file.cache.LocalCacheManager;
 import alluxio.client.file.cache.PageMetaStore;
+import alluxio.client.quota.CacheScope;
 import alluxio.client.file.cache.CacheUsage;
 import alluxio.client.file.cache.PageId;
 import alluxio.file.ByteArrayTargetBuffer;
@@ -103,10 +104,10 @@ final class PageStoreDirectory
         }
     }
 
-    boolean writeFrame(PageId pageId, byte[] frame)
+    boolean writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext)
     {
         try {
-            if (manager.put(pageId, ByteBuffer.wrap(frame))) {
+            if (manager.put(pageId, ByteBuffer.wrap(frame), cacheContext)) {
                 consecutiveFailures.set(0);
                 return true;
             }
@@ -128,6 +129,22 @@ final class PageStoreDirectory
             recordFailure("delete: " + e);
             return false;
         }
+    }
+
+    /** Whether adding {@code bytes} in the context's scope goes past the schema's or the table's quota. */
+    boolean atQuota(CacheContext cacheContext, long bytes)
+    {
+        CacheScope scope = cacheContext.getCacheScope();
+        while (scope != null && scope != CacheScope.GLOBAL) {
+            long quota = cacheContext.getCacheQuota().getQuota(scope);
+            CacheScope current = scope;
+            long used = manager.getUsage().flatMap(usage -> usage.partitionedBy(CacheUsage.PartitionDescriptor.scope(current))).map(CacheUsage::used).orElse(0L);
+            if (quota >= 0 && quota < Long.MAX_VALUE && used + bytes > quota) {
+                return true;
+            }
+            scope = scope.parent();
+        }
+        return false;
     }
 
     /** Deletes the file's pages (Alluxio finds them in its in-memory metadata); returns the bytes freed. */

@@ -25,6 +25,8 @@ public class PageCacheStats
     private final AtomicLong corruptPages = new AtomicLong();
     private final AtomicLong admissionRejections = new AtomicLong();
     private final AtomicLong rateLimitRejections = new AtomicLong();
+    private final AtomicLong quotaEvictions = new AtomicLong();
+    private final AtomicLong notCachedNotPreferred = new AtomicLong();
     private final AtomicLong dryRunWouldBeHits = new AtomicLong();
     private final AtomicLong directoriesDisabled = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
@@ -87,6 +89,16 @@ public class PageCacheStats
     }
 
     {
+    }
+
+    public void recordQuotaEviction()
+    {
+        quotaEvictions.incrementAndGet();
+    }
+
+    public void recordNotCachedNotPreferred()
+    {
+        notCachedNotPreferred.incrementAndGet();
     }
 
     public void recordRateLimitRejection()
@@ -202,6 +214,18 @@ public class PageCacheStats
     public long getAdmissionRejections()
     {
         return admissionRejections.get();
+    }
+
+    @Managed(description = "Pages cached at the price of pages of the same schema or table, which was at its quota")
+    public long getQuotaEvictions()
+    {
+        return quotaEvictions.get();
+    }
+
+    @Managed(description = "Page reads not cached because this worker is not a preferred worker of the file (soft affinity)")
+    public long getNotCachedNotPreferred()
+    {
+        return notCachedNotPreferred.get();
     }
 
     @Managed(description = "Pages not cached because cache.write-rate-limit was reached")

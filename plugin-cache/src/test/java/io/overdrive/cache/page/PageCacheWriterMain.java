@@ -24,7 +24,7 @@ public final class PageCacheWriterMain
         try (PageCache cache = new PageCache(TestingPages.config(100_000L * TestingPages.PAGE_SIZE, directory), new PageCacheStats())) {
             for (int index = 0; forever || index < pages; index++) {
                 PageId pageId = new PageId("file-" + (index / 10), index % 10);
-                cache.write("/file-" + (index / 10), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))));
+                cache.write("/file-" + (index / 10), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), CacheReadContext.UNKNOWN);
                 if (index + 1 == pages) {
                     // tells the test that at least this many pages are on disk
                     Files.writeString(directory.resolve("written-" + pages), "");

@@ -72,7 +72,7 @@ class TestPageCacheConcurrency
                             assertThat(Arrays.copyOf(target, read)).isEqualTo(Arrays.copyOfRange(expected, offset, length));
                         }
                         else {
-                            cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, length)));
+                            cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, length)), CacheReadContext.UNKNOWN);
                         }
                     }
                     return null;

@@ -52,7 +52,7 @@ class TestPageCacheFaults
             assertThat(Files.exists(victim)).as("a corrupt page is deleted").isFalse();
             assertReadsBack(cache, pages, List.of(0, 1, 3, 4));
 
-            cache.write("/file", pages.get(2), ByteBuffer.wrap(TestingPages.content(pages.get(2), TestingPages.length(pages.get(2)))));
+            cache.write("/file", pages.get(2), ByteBuffer.wrap(TestingPages.content(pages.get(2), TestingPages.length(pages.get(2)))), CacheReadContext.UNKNOWN);
             assertReadsBack(cache, pages, List.of(0, 1, 2, 3, 4));
         }
     }
@@ -112,7 +112,7 @@ class TestPageCacheFaults
                         assertThat(Arrays.copyOf(target, read)).isEqualTo(TestingPages.content(pageId, TestingPages.length(pageId)));
                     }
                     else {
-                        cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))));
+                        cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), CacheReadContext.UNKNOWN);
                     }
                 }
             }
@@ -181,7 +181,7 @@ class TestPageCacheFaults
         List<PageId> pages = new java.util.ArrayList<>();
         for (int index = 0; index < count; index++) {
             PageId pageId = new PageId(fileId, index);
-            cache.write("/" + fileId, pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))));
+            cache.write("/" + fileId, pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), CacheReadContext.UNKNOWN);
             pages.add(pageId);
         }
         return pages;

@@ -64,7 +64,7 @@ class TestPageCacheModel
             for (int i = 0; i < 2_000; i++) {
                 PageId pageId = new PageId("file-" + random.nextInt(50), random.nextInt(20));
                 byte[] page = TestingPages.content(pageId, TestingPages.length(pageId));
-                cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(page));
+                cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(page), CacheReadContext.UNKNOWN);
                 byte[] target = new byte[PAGE_SIZE];
                 assertThat(cache.read(pageId, 0, PAGE_SIZE, target, 0)).isEqualTo(page.length);
                 assertThat(Arrays.copyOf(target, page.length)).isEqualTo(page);
@@ -95,7 +95,7 @@ class TestPageCacheModel
                 String context = "seed %s, operation %s, page %s".formatted(seed, operation, pageId);
                 if (choice < 45) {
                     byte[] page = TestingPages.content(pageId, TestingPages.length(pageId));
-                    cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(page));
+                    cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(page), CacheReadContext.UNKNOWN);
                     model.put(pageId, page);
                 }
                 else if (choice < 95) {

@@ -1,0 +1,79 @@
+package io.overdrive.cache.connector;
+
+import io.overdrive.cache.page.CacheReadContext;
+import io.trino.plugin.hive.HiveTableHandle;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ConnectorPageSource;
+import io.trino.spi.connector.ConnectorPageSourceProvider;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplit;
+import io.trino.spi.connector.ConnectorTableCredentials;
+import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.DynamicFilter;
+import io.trino.spi.connector.MemoryContext;
+
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Hive's page source provider, with the split's {@link CacheReadContext} set while Hive opens the split's files, which
+ * is when the cache captures it for each file.
+ */
+public class CacheContextPageSourceProvider
+        implements ConnectorPageSourceProvider
+{
+    private final ConnectorPageSourceProvider hive;
+
+    public CacheContextPageSourceProvider(ConnectorPageSourceProvider hive)
+    {
+        this.hive = requireNonNull(hive, "hive is null");
+    }
+
+    @Override
+    public ConnectorPageSource createPageSource(
+            ConnectorTransactionHandle transaction,
+            ConnectorSession session,
+            ConnectorSplit split,
+            ConnectorTableHandle table,
+            Optional<ConnectorTableCredentials> tableCredentials,
+            List<ColumnHandle> columns,
+            DynamicFilter dynamicFilter)
+    {
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table))) {
+            return hive.createPageSource(transaction, session, split, table, tableCredentials, columns, dynamicFilter);
+        }
+    }
+
+    @Override
+    public ConnectorPageSource createPageSource(
+            ConnectorTransactionHandle transaction,
+            ConnectorSession session,
+            ConnectorSplit split,
+            ConnectorTableHandle table,
+            Optional<ConnectorTableCredentials> tableCredentials,
+            List<ColumnHandle> columns,
+            DynamicFilter dynamicFilter,
+            MemoryContext memoryContext)
+    {
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table))) {
+            return hive.createPageSource(transaction, session, split, table, tableCredentials, columns, dynamicFilter, memoryContext);
+        }
+    }
+
+    @Override
+    public long getMemoryUsage()
+    {
+        return hive.getMemoryUsage();
+    }
+
+    private static CacheReadContext context(ConnectorTableHandle table)
+    {
+        if (table instanceof HiveTableHandle hiveTable) {
+            return CacheReadContext.forTable(hiveTable.getSchemaName(), hiveTable.getTableName(), true);
+        }
+        return CacheReadContext.UNKNOWN;
+    }
+}

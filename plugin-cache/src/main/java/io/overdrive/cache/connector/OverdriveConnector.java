@@ -1,0 +1,220 @@
+package io.overdrive.cache.connector;
+
+import io.trino.spi.connector.Connector;
+import io.trino.spi.connector.ConnectorAccessControl;
+import io.trino.spi.connector.ConnectorCapabilities;
+import io.trino.spi.connector.ConnectorIndexProvider;
+import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorNodePartitioningProvider;
+import io.trino.spi.connector.ConnectorPageSinkProvider;
+import io.trino.spi.connector.ConnectorPageSourceProvider;
+import io.trino.spi.connector.ConnectorPageSourceProviderFactory;
+import io.trino.spi.connector.ConnectorRecordSetProvider;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplitManager;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.SystemTable;
+import io.trino.spi.connector.TableProcedureMetadata;
+import io.trino.spi.function.FunctionProvider;
+import io.trino.spi.function.table.ConnectorTableFunction;
+import io.trino.spi.procedure.Procedure;
+import io.trino.spi.session.PropertyMetadata;
+import io.trino.spi.transaction.IsolationLevel;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's page source provider in front of
+ * Hive's (it tells the cache which table and split a read belongs to). Everything else is Hive's, forwarded; every
+ * method of {@link Connector} is forwarded explicitly so that none falls back to an SPI default by accident.
+ */
+public class OverdriveConnector
+        implements Connector
+{
+    private final Connector hive;
+    private final ConnectorPageSourceProvider pageSourceProvider;
+
+    public OverdriveConnector(Connector hive, ConnectorPageSourceProvider pageSourceProvider)
+    {
+        this.hive = requireNonNull(hive, "hive is null");
+        this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+    }
+
+    /** The Hive connector inside (its injector holds Overdrive's bindings too). */
+    public Connector hive()
+    {
+        return hive;
+    }
+
+    @Override
+    public ConnectorPageSourceProvider getPageSourceProvider()
+    {
+        return pageSourceProvider;
+    }
+
+    @Override
+    public ConnectorPageSourceProviderFactory getPageSourceProviderFactory()
+    {
+        return () -> pageSourceProvider;
+    }
+
+    @Override
+    public ConnectorTransactionHandle beginTransaction(IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit)
+    {
+        return hive.beginTransaction(isolationLevel, readOnly, autoCommit);
+    }
+
+    @Override
+    public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transactionHandle)
+    {
+        return hive.getMetadata(session, transactionHandle);
+    }
+
+    @Override
+    public ConnectorSplitManager getSplitManager()
+    {
+        return hive.getSplitManager();
+    }
+
+    @Override
+    public ConnectorRecordSetProvider getRecordSetProvider()
+    {
+        return hive.getRecordSetProvider();
+    }
+
+    @Override
+    public ConnectorPageSinkProvider getPageSinkProvider()
+    {
+        return hive.getPageSinkProvider();
+    }
+
+    @Override
+    public ConnectorIndexProvider getIndexProvider()
+    {
+        return hive.getIndexProvider();
+    }
+
+    @Override
+    public ConnectorNodePartitioningProvider getNodePartitioningProvider()
+    {
+        return hive.getNodePartitioningProvider();
+    }
+
+    @Override
+    public Set<SystemTable> getSystemTables()
+    {
+        return hive.getSystemTables();
+    }
+
+    @Override
+    public Optional<FunctionProvider> getFunctionProvider()
+    {
+        return hive.getFunctionProvider();
+    }
+
+    @Override
+    public Set<Procedure> getProcedures()
+    {
+        return hive.getProcedures();
+    }
+
+    @Override
+    public Set<TableProcedureMetadata> getTableProcedures()
+    {
+        return hive.getTableProcedures();
+    }
+
+    @Override
+    public Set<ConnectorTableFunction> getTableFunctions()
+    {
+        return hive.getTableFunctions();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getSessionProperties()
+    {
+        return hive.getSessionProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getSchemaProperties()
+    {
+        return hive.getSchemaProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getAnalyzeProperties()
+    {
+        return hive.getAnalyzeProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getBranchProperties()
+    {
+        return hive.getBranchProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getTableProperties()
+    {
+        return hive.getTableProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getViewProperties()
+    {
+        return hive.getViewProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getMaterializedViewProperties()
+    {
+        return hive.getMaterializedViewProperties();
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getColumnProperties()
+    {
+        return hive.getColumnProperties();
+    }
+
+    @Override
+    public ConnectorAccessControl getAccessControl()
+    {
+        return hive.getAccessControl();
+    }
+
+    @Override
+    public void commit(ConnectorTransactionHandle transactionHandle)
+    {
+        hive.commit(transactionHandle);
+    }
+
+    @Override
+    public void rollback(ConnectorTransactionHandle transactionHandle)
+    {
+        hive.rollback(transactionHandle);
+    }
+
+    @Override
+    public boolean isSingleStatementWritesOnly()
+    {
+        return hive.isSingleStatementWritesOnly();
+    }
+
+    @Override
+    public void shutdown()
+    {
+        hive.shutdown();
+    }
+
+    @Override
+    public Set<ConnectorCapabilities> getCapabilities()
+    {
+        return hive.getCapabilities();
+    }
+}

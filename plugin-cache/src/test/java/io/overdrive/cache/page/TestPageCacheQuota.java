@@ -1,0 +1,60 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import io.airlift.units.DataSize;
+import io.overdrive.cache.stats.PageCacheStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code cache.quota.table-max-size}: a table at its quota makes room among its own pages; the other tables' pages stay.
+ */
+class TestPageCacheQuota
+{
+    @TempDir
+    Path directory;
+
+    @Test
+    void tableAtItsQuotaEvictsItsOwnPagesOnly()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        // 1MB quota per table = 254 framed 4kB pages; the cache itself is far larger
+        try (PageCache cache = new PageCache(TestingPages.config(4000 * PAGE_SIZE, directory).setTableQuota(DataSize.of(1, DataSize.Unit.MEGABYTE)), stats)) {
+            CacheReadContext small = CacheReadContext.forTable("sales", "small", true);
+            CacheReadContext big = CacheReadContext.forTable("sales", "big", true);
+            for (int page = 0; page < 100; page++) {
+                write(cache, "small-file", page, small);
+            }
+            // one table writes four times its quota
+            for (int page = 0; page < 1000; page++) {
+                write(cache, "big-file", page, big);
+            }
+            assertThat(stats.getQuotaEvictions()).isPositive();
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(100L * (PAGE_SIZE + PageFrame.TRAILER_SIZE) + DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes());
+            byte[] target = new byte[PAGE_SIZE];
+            for (int page = 0; page < 100; page++) {
+                assertThat(cache.read(new PageId("small-file", page), 0, PAGE_SIZE, target, 0)).as("small table page %s", page).isPositive();
+            }
+            int bigHits = 0;
+            for (int page = 0; page < 1000; page++) {
+                if (cache.read(new PageId("big-file", page), 0, PAGE_SIZE, target, 0) > 0) {
+                    bigHits++;
+                }
+            }
+            assertThat(bigHits).isBetween(1, 1_048_576 / PAGE_SIZE);
+        }
+    }
+
+    private static void write(PageCache cache, String fileId, int index, CacheReadContext context)
+    {
+        PageId pageId = new PageId(fileId, index);
+        cache.write("/" + fileId, pageId, ByteBuffer.wrap(TestingPages.content(pageId, PAGE_SIZE)), context);
+    }
+}
