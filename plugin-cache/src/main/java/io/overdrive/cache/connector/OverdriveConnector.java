@@ -1,5 +1,6 @@
 package io.overdrive.cache.connector;
 
+import com.google.common.collect.ImmutableSet;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorCapabilities;
@@ -25,23 +26,40 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's page source provider in front of
- * Hive's (it tells the cache which table and split a read belongs to). Everything else is Hive's, forwarded; every
- * method of {@link Connector} is forwarded explicitly so that none falls back to an SPI default by accident.
+ * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's parts in front of Hive's: the page
+ * source provider (it tells the cache which table a read belongs to), the split manager and the {@code flush_cache}
+ * table function. Everything else is Hive's, forwarded; every method of {@link Connector} is forwarded explicitly so
+ * that none falls back to an SPI default by accident.
  */
 public class OverdriveConnector
         implements Connector
 {
     private final Connector hive;
     private final ConnectorPageSourceProvider pageSourceProvider;
+    private final ConnectorSplitManager splitManager;
+    private final Set<ConnectorTableFunction> tableFunctions;
+    private final FunctionProvider functionProvider;
 
-    public OverdriveConnector(Connector hive, ConnectorPageSourceProvider pageSourceProvider)
+    public OverdriveConnector(
+            Connector hive,
+            ConnectorPageSourceProvider pageSourceProvider,
+            ConnectorSplitManager splitManager,
+            Set<ConnectorTableFunction> tableFunctions,
+            FunctionProvider functionProvider)
     {
         this.hive = requireNonNull(hive, "hive is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+        this.splitManager = requireNonNull(splitManager, "splitManager is null");
+        this.tableFunctions = ImmutableSet.<ConnectorTableFunction>builder()
+                .addAll(hive.getTableFunctions())
+                .addAll(requireNonNull(tableFunctions, "tableFunctions is null"))
+                .build();
+        this.functionProvider = requireNonNull(functionProvider, "functionProvider is null");
+        checkArgument(hive.getFunctionProvider().isEmpty(), "Hive connector now provides functions: combine them with Overdrive's");
     }
 
     /** The Hive connector inside (its injector holds Overdrive's bindings too). */
@@ -77,7 +95,7 @@ public class OverdriveConnector
     @Override
     public ConnectorSplitManager getSplitManager()
     {
-        return hive.getSplitManager();
+        return splitManager;
     }
 
     @Override
@@ -113,7 +131,7 @@ public class OverdriveConnector
     @Override
     public Optional<FunctionProvider> getFunctionProvider()
     {
-        return hive.getFunctionProvider();
+        return Optional.of(functionProvider);
     }
 
     @Override
@@ -131,7 +149,7 @@ public class OverdriveConnector
     @Override
     public Set<ConnectorTableFunction> getTableFunctions()
     {
-        return hive.getTableFunctions();
+        return tableFunctions;
     }
 
     @Override

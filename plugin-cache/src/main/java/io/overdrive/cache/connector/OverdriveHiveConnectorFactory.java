@@ -1,7 +1,17 @@
 package io.overdrive.cache.connector;
 
+import com.google.inject.Injector;
+import com.google.inject.Key;
 import com.google.inject.Module;
+import com.google.inject.TypeLiteral;
+import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.PageCacheModule;
+import io.overdrive.cache.flush.FlushCacheFunctionProvider;
+import io.overdrive.cache.flush.FlushCacheTableFunction;
+import io.overdrive.cache.stats.PageCacheStats;
+import io.trino.filesystem.cache.TrinoFileSystemCache;
+import io.trino.metastore.HiveMetastoreFactory;
+import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
@@ -9,6 +19,8 @@ import io.trino.spi.connector.ConnectorFactory;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -57,7 +69,18 @@ public class OverdriveHiveConnectorFactory
                 Optional.empty(),
                 false,
                 Optional.empty());
-        return new OverdriveConnector(hive, new CacheContextPageSourceProvider(hive.getPageSourceProvider()));
+        Injector injector = ((HiveConnector) hive).getInjector();
+        Supplier<Optional<OverdriveFileSystemCache>> cache = () -> injector.getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}))
+                .filter(OverdriveFileSystemCache.class::isInstance)
+                .map(OverdriveFileSystemCache.class::cast);
+        return new OverdriveConnector(
+                hive,
+                new CacheContextPageSourceProvider(hive.getPageSourceProvider()),
+                new OverdriveSplitManager(hive.getSplitManager(), context.getNodeManager()),
+                Set.of(new FlushCacheTableFunction(injector.getInstance(HiveMetastoreFactory.class))),
+                new FlushCacheFunctionProvider(
+                        () -> cache.get().map(OverdriveFileSystemCache::pageCache),
+                        () -> cache.get().map(_ -> injector.getInstance(PageCacheStats.class))));
     }
 
     void checkSpiVersion(String serverSpiVersion)

@@ -1,0 +1,59 @@
+package io.overdrive.cache.connector;
+
+import io.overdrive.cache.flush.FlushCacheHandle;
+import io.overdrive.cache.flush.FlushCacheSplit;
+import io.trino.spi.Node;
+import io.trino.spi.NodeManager;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplit;
+import io.trino.spi.connector.ConnectorSplitManager;
+import io.trino.spi.connector.ConnectorSplitSource;
+import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.FixedSplitSource;
+import io.trino.spi.function.table.ConnectorTableFunctionHandle;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Hive's split manager for table scans; Overdrive's own splits for its table functions ({@code flush_cache}: one split
+ * pinned to each worker).
+ */
+public class OverdriveSplitManager
+        implements ConnectorSplitManager
+{
+    private final ConnectorSplitManager hive;
+    private final NodeManager nodeManager;
+
+    public OverdriveSplitManager(ConnectorSplitManager hive, NodeManager nodeManager)
+    {
+        this.hive = requireNonNull(hive, "hive is null");
+        this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
+    }
+
+    @Override
+    public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableHandle table, Set<ColumnHandle> dynamicFilterColumns, Constraint constraint)
+    {
+        return hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint);
+    }
+
+    @Override
+    public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableFunctionHandle function)
+    {
+        if (function instanceof FlushCacheHandle) {
+            List<ConnectorSplit> splits = nodeManager.getWorkerNodes().stream()
+                    .filter(node -> !node.isCoordinator())
+                    .sorted(Comparator.comparing(Node::getNodeIdentifier))
+                    .<ConnectorSplit>map(node -> new FlushCacheSplit(node.getNodeIdentifier(), node.getHostAndPort()))
+                    .toList();
+            return new FixedSplitSource(splits);
+        }
+        return hive.getSplits(transaction, session, function);
+    }
+}
