@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Stream;
 
 import static java.util.Objects.requireNonNull;
 
@@ -23,12 +24,14 @@ public final class HdfsCluster
     private final ChildProcess process;
     private final URI nameNodeUri;
     private final List<String> dataNodes;
+    private final List<URI> dataNodeHttpUris;
 
-    private HdfsCluster(ChildProcess process, URI nameNodeUri, List<String> dataNodes)
+    private HdfsCluster(ChildProcess process, URI nameNodeUri, List<String> dataNodes, List<URI> dataNodeHttpUris)
     {
         this.process = requireNonNull(process, "process is null");
         this.nameNodeUri = requireNonNull(nameNodeUri, "nameNodeUri is null");
         this.dataNodes = List.copyOf(dataNodes);
+        this.dataNodeHttpUris = List.copyOf(dataNodeHttpUris);
     }
 
     public static HdfsCluster start(ProjectLayout layout, Path workDirectory, int dataNodes)
@@ -66,7 +69,10 @@ public final class HdfsCluster
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new HdfsCluster(process, URI.create(ready.getProperty("namenode.uri")), List.of(ready.getProperty("datanodes").split(",")));
+        List<URI> dataNodeHttpUris = ready.getProperty("datanodes.http", "").isEmpty()
+                ? List.of()
+                : Stream.of(ready.getProperty("datanodes.http").split(",")).map(URI::create).toList();
+        return new HdfsCluster(process, URI.create(ready.getProperty("namenode.uri")), List.of(ready.getProperty("datanodes").split(",")), dataNodeHttpUris);
     }
 
     /** {@code hdfs://127.0.0.1:port} */
@@ -83,6 +89,29 @@ public final class HdfsCluster
     public List<String> dataNodes()
     {
         return dataNodes;
+    }
+
+    /** Each DataNode's HTTP info server ({@code http://127.0.0.1:port}), whose {@code /jmx} shows its metrics. */
+    public List<URI> dataNodeHttpUris()
+    {
+        return dataNodeHttpUris;
+    }
+
+    /**
+     * Makes every DataNode wait this long before serving each block read request (0 turns it off), to mimic remote
+     * storage latency; returns once the server has applied it.
+     */
+    public void setReadDelay(Duration delay)
+    {
+        String applied = "read delay set to " + delay.toMillis() + " ms";
+        process.sendLine("read-delay-ms " + delay.toMillis());
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!process.logTail(20).contains(applied)) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("HDFS did not apply the read delay; log %s:\n%s".formatted(process.logFile(), process.logTail(40)));
+            }
+            sleep(50);
+        }
     }
 
     public ChildProcess process()

@@ -46,7 +46,7 @@ public final class TrinoProcessCluster
         this.nodes = List.copyOf(nodes);
     }
 
-    public record TrinoNode(String name, boolean coordinator, int httpPort, Path home, ChildProcess process)
+    public record TrinoNode(String name, boolean coordinator, int httpPort, int jmxPort, Path home, ChildProcess process)
     {
         public TrinoNode
         {
@@ -169,6 +169,9 @@ public final class TrinoProcessCluster
                 Map<String, String> config = new LinkedHashMap<>();
                 config.put("node.environment", "overdrive");
                 config.put("node.id", name);
+                // all traffic between the nodes stays on loopback
+                config.put("node.internal-address", "127.0.0.1");
+                config.put("node.bind-ip", "127.0.0.1");
                 config.put("coordinator", Boolean.toString(coordinator));
                 config.put("http-server.http.port", Integer.toString(port));
                 config.put("discovery.uri", discovery.toString());
@@ -190,8 +193,16 @@ public final class TrinoProcessCluster
             catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+            int jmxPort = freePort();
             List<String> jvm = List.of(
                     "-Xmx" + heapSize,
+                    // JMX on loopback only, for reading Overdrive's MBeans like an operator's monitoring would
+                    "-Dcom.sun.management.jmxremote.port=" + jmxPort,
+                    "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+                    "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                    "-Djava.rmi.server.hostname=127.0.0.1",
+                    "-Dcom.sun.management.jmxremote.authenticate=false",
+                    "-Dcom.sun.management.jmxremote.ssl=false",
                     "-XX:+UseG1GC",
                     "-XX:G1HeapRegionSize=32M",
                     "-XX:+ExitOnOutOfMemoryError",
@@ -206,7 +217,7 @@ public final class TrinoProcessCluster
                     "-Dlog.levels-file=etc/log.properties",
                     "-Doverdrive.exit-on-stdin-eof=true");
             ChildProcess process = ChildProcess.startJava(name, home, jvm, layout.trinoServerClasspath(), "io.overdrive.it.server.TrinoServerMain", List.of());
-            return new TrinoNode(name, coordinator, port, home, process);
+            return new TrinoNode(name, coordinator, port, jmxPort, home, process);
         }
     }
 
@@ -315,6 +326,16 @@ public final class TrinoProcessCluster
             }
         }
         return true;
+    }
+
+    /** Sums an attribute of the MBeans matching {@code pattern} over the workers (over JMX on loopback). */
+    public long sumOverWorkers(String pattern, String attribute)
+    {
+        long total = 0;
+        for (TrinoNode worker : workers()) {
+            total += JmxAttributes.sum(worker.jmxPort(), pattern, attribute);
+        }
+        return total;
     }
 
     public long activeNodes()

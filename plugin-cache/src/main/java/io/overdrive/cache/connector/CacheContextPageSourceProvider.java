@@ -1,6 +1,7 @@
 package io.overdrive.cache.connector;
 
 import io.overdrive.cache.page.CacheReadContext;
+import io.overdrive.cache.placement.OverdriveSplit;
 import io.trino.plugin.hive.HiveTableHandle;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
@@ -20,7 +21,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Hive's page source provider, with the split's {@link CacheReadContext} set while Hive opens the split's files, which
- * is when the cache captures it for each file.
+ * is when the cache captures it for each file. Splits placed by soft affinity are unwrapped for Hive.
  */
 public class CacheContextPageSourceProvider
         implements ConnectorPageSourceProvider
@@ -42,8 +43,8 @@ public class CacheContextPageSourceProvider
             List<ColumnHandle> columns,
             DynamicFilter dynamicFilter)
     {
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table))) {
-            return hive.createPageSource(transaction, session, split, table, tableCredentials, columns, dynamicFilter);
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table, split))) {
+            return hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter);
         }
     }
 
@@ -58,8 +59,8 @@ public class CacheContextPageSourceProvider
             DynamicFilter dynamicFilter,
             MemoryContext memoryContext)
     {
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table))) {
-            return hive.createPageSource(transaction, session, split, table, tableCredentials, columns, dynamicFilter, memoryContext);
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table, split))) {
+            return hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter, memoryContext);
         }
     }
 
@@ -69,11 +70,18 @@ public class CacheContextPageSourceProvider
         return hive.getMemoryUsage();
     }
 
-    private static CacheReadContext context(ConnectorTableHandle table)
+    // under soft affinity only the file's preferred workers cache it; the coordinator's placement says which
+    private static CacheReadContext context(ConnectorTableHandle table, ConnectorSplit split)
     {
+        boolean cacheable = !(split instanceof OverdriveSplit placed) || placed.isCacheable();
         if (table instanceof HiveTableHandle hiveTable) {
-            return CacheReadContext.forTable(hiveTable.getSchemaName(), hiveTable.getTableName(), true);
+            return CacheReadContext.forTable(hiveTable.getSchemaName(), hiveTable.getTableName(), cacheable);
         }
-        return CacheReadContext.UNKNOWN;
+        return new CacheReadContext(Optional.empty(), Optional.empty(), cacheable);
+    }
+
+    private static ConnectorSplit hiveSplit(ConnectorSplit split)
+    {
+        return split instanceof OverdriveSplit placed ? placed.getHiveSplit() : split;
     }
 }

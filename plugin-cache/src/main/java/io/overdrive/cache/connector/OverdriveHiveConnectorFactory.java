@@ -5,10 +5,12 @@ import com.google.inject.Key;
 import com.google.inject.Module;
 import com.google.inject.TypeLiteral;
 import io.overdrive.cache.OverdriveFileSystemCache;
-import io.overdrive.cache.PageCacheModule;
+import io.overdrive.cache.OverdriveModule;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.stats.PageCacheStats;
+import io.overdrive.scheduler.affinity.SplitPlacerFactory;
+import io.overdrive.scheduler.config.NodeSelectionConfig;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.metastore.HiveMetastoreFactory;
 import io.trino.plugin.hive.HiveConnector;
@@ -76,7 +78,11 @@ public class OverdriveHiveConnectorFactory
         return new OverdriveConnector(
                 hive,
                 new CacheContextPageSourceProvider(hive.getPageSourceProvider()),
-                new OverdriveSplitManager(hive.getSplitManager(), context.getNodeManager()),
+                new OverdriveSplitManager(
+                        hive.getSplitManager(),
+                        context.getNodeManager(),
+                        context.getCurrentNode().isCoordinator() ? Optional.of(injector.getInstance(SplitPlacerFactory.class)) : Optional.empty(),
+                        injector.getInstance(NodeSelectionConfig.class).getAffinityGranularity()),
                 Set.of(new FlushCacheTableFunction(injector.getInstance(HiveMetastoreFactory.class))),
                 new FlushCacheFunctionProvider(
                         () -> cache.get().map(OverdriveFileSystemCache::pageCache),
@@ -96,6 +102,6 @@ public class OverdriveHiveConnectorFactory
     // Overdrive's features, installed last, after every Hive module
     private static Module overdriveModule(ConnectorContext context)
     {
-        return new PageCacheModule(context.getCurrentNode().isCoordinator());
+        return new OverdriveModule(context.getCurrentNode().isCoordinator());
     }
 }

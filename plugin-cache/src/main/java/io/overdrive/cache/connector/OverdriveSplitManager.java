@@ -2,6 +2,10 @@ package io.overdrive.cache.connector;
 
 import io.overdrive.cache.flush.FlushCacheHandle;
 import io.overdrive.cache.flush.FlushCacheSplit;
+import io.overdrive.cache.placement.SoftAffinitySplitSource;
+import io.overdrive.scheduler.affinity.SplitPlacerFactory;
+import io.overdrive.scheduler.affinity.WorkerLoads;
+import io.overdrive.scheduler.config.AffinityGranularity;
 import io.trino.spi.Node;
 import io.trino.spi.NodeManager;
 import io.trino.spi.connector.ColumnHandle;
@@ -17,12 +21,14 @@ import io.trino.spi.function.table.ConnectorTableFunctionHandle;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Hive's split manager for table scans; Overdrive's own splits for its table functions ({@code flush_cache}: one split
+ * Hive's split manager for table scans, with each split placed by soft affinity when
+ * {@code node-selection-strategy} asks for it; Overdrive's own splits for its table functions ({@code flush_cache}: one split
  * pinned to each worker).
  */
 public class OverdriveSplitManager
@@ -30,17 +36,25 @@ public class OverdriveSplitManager
 {
     private final ConnectorSplitManager hive;
     private final NodeManager nodeManager;
+    private final Optional<SplitPlacerFactory> placerFactory;
+    private final AffinityGranularity granularity;
 
-    public OverdriveSplitManager(ConnectorSplitManager hive, NodeManager nodeManager)
+    public OverdriveSplitManager(ConnectorSplitManager hive, NodeManager nodeManager, Optional<SplitPlacerFactory> placerFactory, AffinityGranularity granularity)
     {
         this.hive = requireNonNull(hive, "hive is null");
         this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
+        this.placerFactory = requireNonNull(placerFactory, "placerFactory is null");
+        this.granularity = requireNonNull(granularity, "granularity is null");
     }
 
     @Override
     public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableHandle table, Set<ColumnHandle> dynamicFilterColumns, Constraint constraint)
     {
-        return hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint);
+        ConnectorSplitSource splits = hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint);
+        // NO_PREFERENCE: no placer, Hive's splits exactly as Hive makes them
+        return placerFactory.flatMap(factory -> factory.createPlacer(WorkerLoads.UNKNOWN))
+                .<ConnectorSplitSource>map(placer -> new SoftAffinitySplitSource(splits, placer, granularity))
+                .orElse(splits);
     }
 
     @Override

@@ -1,0 +1,42 @@
+package io.overdrive.cache.placement;
+
+import com.google.inject.Binder;
+import com.google.inject.Provider;
+import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.overdrive.scheduler.affinity.SplitPlacerFactory;
+import io.overdrive.scheduler.config.NodeSelectionConfig;
+import io.overdrive.scheduler.stats.PlacementStats;
+import io.trino.spi.catalog.CatalogName;
+
+import static com.google.inject.Scopes.SINGLETON;
+import static io.airlift.configuration.ConfigBinder.configBinder;
+import static org.weakref.jmx.guice.ExportBinder.newExporter;
+
+/**
+ * Soft affinity ({@code node-selection-strategy}): on the coordinator, the split placer and its JMX statistics.
+ * Workers only read the placement carried in each {@link OverdriveSplit}.
+ */
+public class NodeSelectionModule
+        extends AbstractConfigurationAwareModule
+{
+    private final boolean coordinator;
+
+    public NodeSelectionModule(boolean coordinator)
+    {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    protected void setup(Binder binder)
+    {
+        configBinder(binder).bindConfig(NodeSelectionConfig.class);
+        if (!coordinator) {
+            return;
+        }
+        binder.bind(PlacementStats.class).in(SINGLETON);
+        Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
+        newExporter(binder).export(PlacementStats.class)
+                .as(generator -> generator.generatedNameOf(PlacementStats.class, catalogName.get().toString()));
+        binder.bind(SplitPlacerFactory.class).toProvider(SplitPlacerFactoryProvider.class).in(SINGLETON);
+    }
+}

@@ -1,0 +1,103 @@
+package io.overdrive.cache.placement;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.google.common.collect.ImmutableList;
+import io.trino.spi.HostAddress;
+import io.trino.spi.SplitWeight;
+import io.trino.spi.connector.ConnectorSplit;
+
+import java.util.List;
+import java.util.Optional;
+
+import static io.airlift.slice.SizeOf.instanceSize;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A Hive split placed by Overdrive's soft affinity: the worker it was given to, and whether that worker is one of the
+ * file's preferred workers, which is what decides on the worker whether its pages are cached (a Trino 483 worker
+ * cannot list the cluster's nodes, so it could not work that out itself).
+ */
+public final class OverdriveSplit
+        implements ConnectorSplit
+{
+    private static final int INSTANCE_SIZE = instanceSize(OverdriveSplit.class);
+
+    private final ConnectorSplit hiveSplit;
+    private final List<HostAddress> addresses;
+    private final boolean cacheable;
+
+    @JsonCreator
+    public OverdriveSplit(
+            @JsonProperty("hiveSplit") ConnectorSplit hiveSplit,
+            @JsonProperty("placedOn") List<HostAddress> addresses,
+            @JsonProperty("cacheable") boolean cacheable)
+    {
+        this.hiveSplit = requireNonNull(hiveSplit, "hiveSplit is null");
+        this.addresses = ImmutableList.copyOf(requireNonNull(addresses, "addresses is null"));
+        this.cacheable = cacheable;
+    }
+
+    @JsonProperty
+    public ConnectorSplit getHiveSplit()
+    {
+        return hiveSplit;
+    }
+
+    @JsonProperty("placedOn")
+    public List<HostAddress> placedOn()
+    {
+        return addresses;
+    }
+
+    @JsonProperty
+    public boolean isCacheable()
+    {
+        return cacheable;
+    }
+
+    // the engine reads these on the coordinator only; they are not part of the wire form
+    @JsonIgnore
+    @Override
+    public boolean isRemotelyAccessible()
+    {
+        // another worker may still run it if the chosen one is gone: placement is a preference, never a failure
+        return true;
+    }
+
+    @JsonIgnore
+    @Override
+    public List<HostAddress> getAddresses()
+    {
+        return addresses;
+    }
+
+    @JsonIgnore
+    @Override
+    public Optional<String> getAffinityKey()
+    {
+        // the address is already chosen; an affinity key would make the engine choose again
+        return Optional.empty();
+    }
+
+    @JsonIgnore
+    @Override
+    public SplitWeight getSplitWeight()
+    {
+        return hiveSplit.getSplitWeight();
+    }
+
+    @JsonIgnore
+    @Override
+    public long getRetainedSizeInBytes()
+    {
+        return INSTANCE_SIZE + hiveSplit.getRetainedSizeInBytes() + addresses.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "OverdriveSplit{%s on %s, cacheable=%s}".formatted(hiveSplit, addresses, cacheable);
+    }
+}
