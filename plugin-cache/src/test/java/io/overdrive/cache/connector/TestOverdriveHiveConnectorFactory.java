@@ -127,6 +127,25 @@ class TestOverdriveHiveConnectorFactory
     }
 
     @Test
+    void softAffinityPropertiesAreCatalogProperties()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put("node-selection-strategy", "SOFT_AFFINITY")
+                .put("node-selection.preferred-hosts-count", "3")
+                .put("node-selection.load-balance-epsilon", "0.5")
+                .buildOrThrow();
+        new OverdriveHiveConnectorFactory().create("lake", properties, workerContext(true)).shutdown();
+
+        Map<String, String> invalid = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put("node-selection-strategy", "SOFTLY")
+                .buildOrThrow();
+        assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", invalid, workerContext(true)))
+                .hasMessageContaining("node-selection-strategy");
+    }
+
+    @Test
     void trinoFileSystemCacheInTheSameCatalogIsRefused()
     {
         Map<String, String> properties = ImmutableMap.<String, String>builder()
