@@ -1,19 +1,24 @@
 package io.overdrive.cache.page;
 
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnels;
 import com.google.common.hash.Hashing;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
 /**
- * TinyLFU-style admission: a count-min sketch of recent page reads (4-bit counters, halved every {@code sampleSize}
- * reads so old popularity fades). A page is admitted once it has been read {@code minFrequency} times recently, so a
- * one-off scan reads through without evicting the hot working set.
+ * TinyLFU admission (Einziger et al.): a doorkeeper Bloom filter (Guava's) takes each page's first recent read, and only
+ * repeat reads reach a count-min sketch (4-bit counters); every {@code sampleSize} reads the doorkeeper is reset and
+ * the counters are halved, so old popularity fades. A page's recent frequency is doorkeeper + sketch, and it is
+ * admitted once that reaches {@code minFrequency}. One-off scan pages stop at the doorkeeper, so they neither get in
+ * nor inflate the counters of other pages.
  * <p>
- * Why not a library: Caffeine's FrequencySketch is package-private, and Guava has no counting sketch. This is the
- * standard structure (Einziger et al., "TinyLFU"), 4 rows of 16 counters per 64-bit word. Thread-safe, lock-free.
+ * The sketch is written here because Caffeine's FrequencySketch is package-private and Guava has no counting sketch:
+ * 4 rows of 16 counters per 64-bit word, lock-free. Thread-safe.
  */
 public final class AdmissionFilter
 {
@@ -25,6 +30,8 @@ public final class AdmissionFilter
     private final int minFrequency;
     private final int sampleSize;
     private final AtomicInteger additions = new AtomicInteger();
+    private final int doorkeeperSize;
+    private final AtomicReference<BloomFilter<Long>> doorkeeper = new AtomicReference<>();
 
     /**
      * @param expectedPages about how many distinct pages the cache holds; the sketch is sized from it
@@ -32,8 +39,9 @@ public final class AdmissionFilter
     public AdmissionFilter(long expectedPages, int minFrequency)
     {
         checkArgument(expectedPages > 0, "expectedPages must be positive");
-        checkArgument(minFrequency >= 1 && minFrequency <= 15, "minFrequency must be between 1 and 15");
-        int entries = (int) Math.min(1 << 24, Math.max(64, expectedPages));
+        checkArgument(minFrequency >= 1 && minFrequency <= 16, "minFrequency must be between 1 and 16");
+        // at least 1024 entries: a sketch for a small cache would be all collisions
+        int entries = (int) Math.min(1 << 24, Math.max(1024, expectedPages));
         // as Caffeine sizes its sketch: one 64-bit word (16 counters) per expected entry, rounded up to a power of two
         int words = Integer.highestOneBit(entries - 1) << 1;
         this.table = new AtomicLongArray(words);
@@ -41,6 +49,13 @@ public final class AdmissionFilter
         this.minFrequency = minFrequency;
         // age after ten reads per expected entry, as TinyLFU suggests
         this.sampleSize = 10 * entries;
+        this.doorkeeperSize = sampleSize;
+        this.doorkeeper.set(newDoorkeeper());
+    }
+
+    private BloomFilter<Long> newDoorkeeper()
+    {
+        return BloomFilter.create(Funnels.longFunnel(), doorkeeperSize, 0.01);
     }
 
     /** Whether the page has been read often enough recently to be cached. */
@@ -53,9 +68,17 @@ public final class AdmissionFilter
     public boolean recordRead(String fileId, long pageIndex)
     {
         long hash = hash(fileId, pageIndex);
-        int frequency = Integer.MAX_VALUE;
-        for (int row = 0; row < ROWS; row++) {
-            frequency = Math.min(frequency, increment(hash, row));
+        int frequency;
+        if (doorkeeper.get().put(hash)) {
+            // first read in this window: the doorkeeper holds it
+            frequency = 1;
+        }
+        else {
+            int counted = Integer.MAX_VALUE;
+            for (int row = 0; row < ROWS; row++) {
+                counted = Math.min(counted, increment(hash, row));
+            }
+            frequency = 1 + counted;
         }
         if (additions.incrementAndGet() >= sampleSize) {
             age();
@@ -63,17 +86,20 @@ public final class AdmissionFilter
         return frequency >= minFrequency;
     }
 
-    /** Current estimate of recent reads of the page. */
+    /** Current estimate of recent reads of the page (at most 16). */
     public int frequency(String fileId, long pageIndex)
     {
         long hash = hash(fileId, pageIndex);
+        if (!doorkeeper.get().mightContain(hash)) {
+            return 0;
+        }
         int frequency = Integer.MAX_VALUE;
         for (int row = 0; row < ROWS; row++) {
             int index = index(hash, row);
             int shift = counterShift(hash, row);
             frequency = Math.min(frequency, (int) ((table.get(index) >>> shift) & 0xF));
         }
-        return frequency;
+        return 1 + frequency;
     }
 
     // returns the counter's value after the increment (saturating at 15)
@@ -93,12 +119,13 @@ public final class AdmissionFilter
         }
     }
 
-    // halves every counter, so that popularity decays and old hot pages can lose their place
+    // forgets first reads and halves every counter, so that popularity decays and old hot pages can lose their place
     private synchronized void age()
     {
         if (additions.get() < sampleSize) {
             return;
         }
+        doorkeeper.set(newDoorkeeper());
         for (int i = 0; i < table.length(); i++) {
             while (true) {
                 long word = table.get(i);

@@ -168,7 +168,6 @@ public final class PageCache
      */
     public int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
     {
-        admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
         if (shadow.isPresent()) {
             if (shadow.get().getIfPresent(pageId) != null) {
                 stats.recordDryRunWouldBeHit();
@@ -207,6 +206,15 @@ public final class PageCache
         System.arraycopy(frame, pageOffset, target, targetOffset, bytes);
         stats.recordHit(bytes);
         return bytes;
+    }
+
+    /**
+     * Counts one access to the page for admission. Callers count a page once per opened file, however many reads of
+     * it that opening makes: a reader asks for a page once per column chunk, and one scan must not look like a hot set.
+     */
+    public void recordAccess(PageId pageId)
+    {
+        admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
     }
 
     /**
@@ -265,7 +273,8 @@ public final class PageCache
     private boolean wouldEvict(Optional<PageStoreDirectory> directory, int frameLength)
     {
         if (directory.isPresent()) {
-            return directory.get().usedBytes() + frameLength > directory.get().capacityBytes();
+            // Alluxio's own view: it evicts below the configured size (it reserves room for its overhead)
+            return directory.get().availableBytes() < frameLength;
         }
         return shadowBytes.get() + frameLength > shadowCapacity;
     }

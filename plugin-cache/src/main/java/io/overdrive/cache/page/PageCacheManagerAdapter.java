@@ -9,6 +9,8 @@ import alluxio.network.protocol.databuffer.DataFileChannel;
 
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -24,6 +26,8 @@ final class PageCacheManagerAdapter
     private final PageCache cache;
     private final String path;
     private final CacheReadContext context;
+    // pages of this opened file already counted for admission
+    private final Set<Long> accessedPages = ConcurrentHashMap.newKeySet();
 
     PageCacheManagerAdapter(PageCache cache, String path, CacheReadContext context)
     {
@@ -43,12 +47,14 @@ final class PageCacheManagerAdapter
     @Override
     public int get(PageId pageId, int pageOffset, int bytesToRead, byte[] buffer, int offsetInBuffer, CacheContext cacheContext)
     {
+        countAccess(pageId);
         return cache.read(pageId, pageOffset, bytesToRead, buffer, offsetInBuffer);
     }
 
     @Override
     public int get(PageId pageId, int pageOffset, int bytesToRead, ReadTargetBuffer target, CacheContext cacheContext)
     {
+        countAccess(pageId);
         byte[] bytes = new byte[bytesToRead];
         int read = cache.read(pageId, pageOffset, bytesToRead, bytes, 0);
         if (read > 0) {
@@ -69,6 +75,13 @@ final class PageCacheManagerAdapter
         int bytes = Math.min(bytesToRead, page.length - pageOffset);
         target.writeBytes(page, pageOffset, bytes);
         return bytes;
+    }
+
+    private void countAccess(PageId pageId)
+    {
+        if (accessedPages.add(pageId.getPageIndex())) {
+            cache.recordAccess(pageId);
+        }
     }
 
     @Override

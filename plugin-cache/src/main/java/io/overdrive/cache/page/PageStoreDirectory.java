@@ -79,6 +79,12 @@ final class PageStoreDirectory
         return recoveredBytes;
     }
 
+    /** Bytes Alluxio can still store in this directory without evicting. */
+    long availableBytes()
+    {
+        return manager.getUsage().map(CacheUsage::available).orElse(0L);
+    }
+
     long usedBytes()
     {
         return manager.getUsage().map(CacheUsage::used).orElse(0L);

@@ -63,6 +63,7 @@ class TestPageCacheConcurrency
                         }
                         int length = TestingPages.length(pageId);
                         int offset = random.nextInt(length);
+                        cache.recordAccess(pageId);
                         int read = cache.read(pageId, offset, PAGE_SIZE, target, 0);
                         reads.incrementAndGet();
                         if (read > 0) {

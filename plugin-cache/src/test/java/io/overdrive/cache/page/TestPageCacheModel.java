@@ -102,6 +102,7 @@ class TestPageCacheModel
                     int offset = random.nextInt(PAGE_SIZE);
                     int length = 1 + random.nextInt(PAGE_SIZE);
                     int targetOffset = random.nextInt(10);
+                    cache.recordAccess(pageId);
                     int read = cache.read(pageId, offset, length, target, targetOffset);
                     reads++;
                     byte[] expected = model.get(pageId);
