@@ -43,6 +43,7 @@ public final class OverdriveQueryRunner
         private final String name;
         private int workers = 2;
         private final Map<String, String> overdriveProperties = new LinkedHashMap<>();
+        private final Map<String, Map.Entry<String, Map<String, String>>> extraCatalogs = new LinkedHashMap<>();
         private List<TpchTable<?>> initialTables = List.of();
 
         private Builder(HdfsCluster hdfs, String name)
@@ -60,6 +61,16 @@ public final class OverdriveQueryRunner
         public Builder overdriveProperty(String key, String value)
         {
             overdriveProperties.put(key, value);
+            return this;
+        }
+
+        /**
+         * One more catalog over the same metastore and files, of the connector {@code hive} or {@code overdrive_hive},
+         * with these properties on top (for example Trino's {@code fs.cache.*} or Overdrive's {@code cache.*}).
+         */
+        public Builder extraCatalog(String catalog, String connectorName, Map<String, String> properties)
+        {
+            extraCatalogs.put(requireNonNull(catalog, "catalog is null"), Map.entry(connectorName, Map.copyOf(properties)));
             return this;
         }
 
@@ -94,6 +105,10 @@ public final class OverdriveQueryRunner
                         .putAll(hive)
                         .putAll(overdriveProperties)
                         .buildOrThrow());
+                extraCatalogs.forEach((catalog, connector) -> queryRunner.createCatalog(catalog, connector.getKey(), ImmutableMap.<String, String>builder()
+                        .putAll(hive)
+                        .putAll(connector.getValue())
+                        .buildOrThrow()));
 
                 // the file metastore puts the schema's directory under hive.metastore.catalog.dir on HDFS
                 queryRunner.execute("CREATE SCHEMA %s.%s".formatted(OVERDRIVE_CATALOG, SCHEMA));

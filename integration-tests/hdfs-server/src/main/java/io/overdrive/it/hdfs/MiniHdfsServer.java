@@ -5,6 +5,7 @@ import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
+import org.apache.hadoop.hdfs.server.datanode.DataNodeFaultInjector;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,8 +20,12 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 
 /**
  * Runs a real HDFS (one NameNode, N DataNodes) on loopback with free ports until its standard input closes or says
- * {@code shutdown}. When the cluster is up it writes a properties file ({@code namenode.uri}, {@code datanodes}, ...)
- * atomically, which is how the parent process learns where HDFS listens.
+ * {@code shutdown}. When the cluster is up it writes a properties file ({@code namenode.uri}, {@code datanodes},
+ * {@code datanodes.http}, ...) atomically, which is how the parent process learns where HDFS listens.
+ * <p>
+ * A line {@code read-delay-ms <n>} on standard input makes every DataNode wait {@code n} milliseconds before serving
+ * each block read request (0, the default, turns it off), to mimic the latency of remote object storage; the server
+ * logs {@code read delay set to <n> ms} once it applies.
  * <p>
  * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
  */
@@ -56,6 +61,7 @@ public final class MiniHdfsServer
                 .format(true)
                 .build();
         cluster.waitActive();
+        DataNodeFaultInjector.set(new ReadDelayInjector());
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::shutdown, "hdfs-shutdown"));
 
         Properties ready = new Properties();
@@ -69,6 +75,15 @@ public final class MiniHdfsServer
             dataNodeAddresses.append("127.0.0.1:").append(dataNode.getXferPort());
         }
         ready.setProperty("datanodes", dataNodeAddresses.toString());
+        // HTTP info ports: /jmx there shows each DataNode's metrics (DataNodeActivity-*: BytesRead, ...)
+        StringBuilder dataNodeHttp = new StringBuilder();
+        for (DataNode dataNode : cluster.getDataNodes()) {
+            if (!dataNodeHttp.isEmpty()) {
+                dataNodeHttp.append(',');
+            }
+            dataNodeHttp.append("http://127.0.0.1:").append(dataNode.getInfoPort());
+        }
+        ready.setProperty("datanodes.http", dataNodeHttp.toString());
         ready.setProperty("pid", Long.toString(ProcessHandle.current().pid()));
         Path temporary = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
         try (Writer writer = Files.newBufferedWriter(temporary, UTF_8)) {
@@ -92,6 +107,32 @@ public final class MiniHdfsServer
         while ((line = reader.readLine()) != null) {
             if (line.strip().equals("shutdown")) {
                 return;
+            }
+            if (line.strip().startsWith("read-delay-ms ")) {
+                ReadDelayInjector.delayMillis = Long.parseLong(line.strip().substring("read-delay-ms ".length()).strip());
+                System.out.println("read delay set to " + ReadDelayInjector.delayMillis + " ms");
+                System.out.flush();
+            }
+        }
+    }
+
+    // BlockSender calls this hook once per block read request (before it opens the replica), on every DataNode
+    private static final class ReadDelayInjector
+            extends DataNodeFaultInjector
+    {
+        static volatile long delayMillis;
+
+        @Override
+        public void throwTooManyOpenFiles()
+        {
+            long delay = delayMillis;
+            if (delay > 0) {
+                try {
+                    Thread.sleep(delay);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
     }

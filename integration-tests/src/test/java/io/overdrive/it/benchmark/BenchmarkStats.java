@@ -1,0 +1,37 @@
+package io.overdrive.it.benchmark;
+
+import java.util.List;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+final class BenchmarkStats
+{
+    private BenchmarkStats() {}
+
+    /** Nearest-rank percentile: the smallest sample with at least {@code percent}% of the samples at or below it. */
+    static double percentile(List<Double> samples, double percent)
+    {
+        checkArgument(samples != null && !samples.isEmpty(), "no samples");
+        List<Double> sorted = samples.stream().sorted().toList();
+        int rank = (int) Math.ceil(percent / 100 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size(), rank) - 1));
+    }
+
+    static String formatMillis(double millis)
+    {
+        return millis >= 100 ? "%,.0f".formatted(millis) : "%.1f".formatted(millis);
+    }
+
+    static String formatRatio(double ratio)
+    {
+        return "%.1f%%".formatted(100 * ratio);
+    }
+
+    static String formatBytes(long bytes)
+    {
+        if (Math.abs(bytes) < 1024 * 1024) {
+            return "%,.1f KiB".formatted(bytes / 1024.0);
+        }
+        return "%,.1f MiB".formatted(bytes / 1024.0 / 1024.0);
+    }
+}

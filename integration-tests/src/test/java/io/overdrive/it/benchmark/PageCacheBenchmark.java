@@ -1,0 +1,675 @@
+package io.overdrive.it.benchmark;
+
+import com.google.common.collect.ImmutableList;
+import com.google.inject.Key;
+import io.overdrive.it.OverdriveQueryRunner;
+import io.overdrive.it.TestingHdfs;
+import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.ProjectLayout;
+import io.trino.connector.CatalogHandle;
+import io.trino.connector.ConnectorServicesProvider;
+import io.trino.metadata.CatalogManager;
+import io.trino.plugin.hive.HiveConnector;
+import io.trino.server.testing.TestingTrinoServer;
+import io.trino.spi.catalog.CatalogName;
+import io.trino.spi.connector.Connector;
+import io.trino.testing.DistributedQueryRunner;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.MaterializedRow;
+import io.trino.testing.QueryRunner;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static io.overdrive.it.benchmark.BenchmarkStats.formatBytes;
+import static io.overdrive.it.benchmark.BenchmarkStats.formatMillis;
+import static io.overdrive.it.benchmark.BenchmarkStats.formatRatio;
+import static io.overdrive.it.benchmark.BenchmarkStats.percentile;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Issue #3's benchmark: Overdrive's page cache against Trino's own file system cache ({@code fs.cache}) and against
+ * no cache, on the same HDFS files and queries in one run. Not part of the test run: {@code ./overdrive bench cache}
+ * runs it ({@code -Doverdrive.benchmark=true}) and prints the Markdown report it writes to
+ * {@code integration-tests/target/benchmarks/page-cache.md}.
+ * <p>
+ * One in-JVM Trino (a coordinator that schedules nothing and one worker) over a real HDFS (own JVM, 3 DataNodes) with
+ * catalogs over one file metastore: {@code hive} (stock, no cache), {@code hive_fscache} (stock + Trino's
+ * {@code fs.cache}), {@code overdrive} ({@code overdrive_hive} + {@code cache.enabled}), and for the scan-pollution
+ * workload the same two caches, small: {@code hive_fscache_small}, {@code overdrive_small} and, as a control,
+ * {@code overdrive_small_lru} (Overdrive without admission). Every cache starts empty in its own directory.
+ * <p>
+ * Remote bytes are counted where they are served: the DataNodes' own {@code BytesRead} counters (JMX over their HTTP
+ * ports), the same measure for every catalog. Hit ratios come from each cache's own statistics: Trino's
+ * {@code AlluxioCacheStats} ({@code CacheReads}, {@code ExternalReads}) and Overdrive's {@code PageCacheStats}
+ * MBean ({@code BytesFromCache}, {@code BytesFromRemote}); both count the bytes of Trino's page-aligned readers the
+ * same way.
+ * <p>
+ * Settings (system properties): {@code overdrive.benchmark.scale} (TPC-H scale factor, default 0.1),
+ * {@code overdrive.benchmark.repetitions} (warm passes per catalog, default 20),
+ * {@code overdrive.benchmark.read-delay-ms} (per-request DataNode delay of the delayed pass, default 10; 0 skips it),
+ * {@code overdrive.benchmark.pollution.rounds} (one-off scans in the pollution workload, default 6),
+ * {@code overdrive.benchmark.pollution.cache-size} (default 100MB per unit of scale),
+ * {@code overdrive.benchmark.work} (HDFS data and cache directories, emptied before and after; default under java.io.tmpdir).
+ */
+public class PageCacheBenchmark
+{
+    static final String SCHEMA = OverdriveQueryRunner.SCHEMA;
+    static final String HIVE = "hive";
+    static final String FS_CACHE = "hive_fscache";
+    static final String OVERDRIVE = OverdriveQueryRunner.OVERDRIVE_CATALOG;
+    static final String FS_CACHE_SMALL = "hive_fscache_small";
+    static final String OVERDRIVE_SMALL = "overdrive_small";
+    static final String OVERDRIVE_SMALL_LRU = "overdrive_small_lru";
+    static final List<String> REPEATED_CATALOGS = List.of(HIVE, FS_CACHE, OVERDRIVE);
+    static final List<String> POLLUTION_CATALOGS = List.of(FS_CACHE_SMALL, OVERDRIVE_SMALL, OVERDRIVE_SMALL_LRU);
+
+    static final String LARGE_CACHE = "4GB";
+    static final Path WORK = Path.of(System.getProperty("overdrive.benchmark.work", Path.of(System.getProperty("java.io.tmpdir"), "overdrive-bench-page-cache").toString()));
+
+    // TPC-H queries 1, 3, 5, 6 and 14 over the Parquet copies (the tpch connector's column names, no prefixes)
+    static final Map<String, String> QUERIES = queries();
+
+    // the pollution workload's hot queries read most of orders; the one-off scans read every column of a lineitem copy
+    static final List<String> HOT_QUERIES = List.of(
+            "SELECT orderpriority, count(*), sum(totalprice), max(comment) FROM %1$s.tpch.orders GROUP BY orderpriority",
+            "SELECT orderstatus, count(*), avg(totalprice), max(clerk), max(orderdate) FROM %1$s.tpch.orders WHERE custkey %% 3 = 0 GROUP BY orderstatus");
+    static final String SCAN_QUERY = "SELECT count(*), sum(orderkey + partkey + suppkey + linenumber), sum(quantity + extendedprice + discount + tax), " +
+            "max(returnflag || linestatus || shipinstruct || shipmode), max(shipdate), max(commitdate), max(receiptdate), sum(length(comment)) FROM %1$s.tpch.%2$s";
+
+    private final String scale = System.getProperty("overdrive.benchmark.scale", "0.1");
+    // 20: the fewest samples for which the nearest-rank P95 is not simply the slowest run
+    private final int repetitions = Integer.getInteger("overdrive.benchmark.repetitions", 20);
+    private final long readDelayMillis = Long.getLong("overdrive.benchmark.read-delay-ms", 10);
+    private final int pollutionRounds = Integer.getInteger("overdrive.benchmark.pollution.rounds", 6);
+    // the pollution caches hold the hot table (orders, ~32MB per unit of scale as Parquet) 3 times over, but not one
+    // one-off scan (a lineitem copy, ~130MB per unit of scale)
+    private final String smallCache = System.getProperty("overdrive.benchmark.pollution.cache-size", "%dMB".formatted(Math.max(4, Math.round(100 * Double.parseDouble(scale)))));
+
+    @Test
+    void pageCacheBenchmark()
+            throws Exception
+    {
+        assumeTrue(Boolean.getBoolean("overdrive.benchmark"), "the page cache benchmark runs only with -Doverdrive.benchmark=true: ./overdrive bench cache");
+
+        Instant started = Instant.now();
+        double loadAtStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        // HDFS data and cache directories outside target/, so that a concurrent 'mvn clean' cannot pull them away
+        Path work = WORK;
+        deleteRecursively(work);
+        Files.createDirectories(work);
+
+        Report report = new Report();
+        try (HdfsCluster hdfs = HdfsCluster.start(ProjectLayout.fromSystemProperty(), work.resolve("hdfs"), TestingHdfs.DATA_NODES);
+                QueryRunner queryRunner = OverdriveQueryRunner.builder(hdfs, "benchmark")
+                        .workers(1)
+                        .overdriveProperty("cache.enabled", "true")
+                        .overdriveProperty("cache.base-directory", work.resolve("cache-" + OVERDRIVE).toString())
+                        .overdriveProperty("cache.max-size", LARGE_CACHE)
+                        .extraCatalog(FS_CACHE, "hive", fsCache(work, FS_CACHE, LARGE_CACHE))
+                        .extraCatalog(FS_CACHE_SMALL, "hive", fsCache(work, FS_CACHE_SMALL, smallCache))
+                        .extraCatalog(OVERDRIVE_SMALL, "overdrive_hive", overdriveCache(work, OVERDRIVE_SMALL, smallCache, true))
+                        .extraCatalog(OVERDRIVE_SMALL_LRU, "overdrive_hive", overdriveCache(work, OVERDRIVE_SMALL_LRU, smallCache, false))
+                        .build()) {
+            DistributedQueryRunner runner = (DistributedQueryRunner) queryRunner;
+            DataNodeMetrics dataNodes = new DataNodeMetrics(hdfs.dataNodeHttpUris(), Duration.ofMillis(Long.getLong("overdrive.benchmark.jmx-refresh-ms", 11_000)));
+            Bench bench = new Bench(runner, dataNodes, report);
+
+            bench.loadData();
+            bench.repeatedWorkload();
+            if (readDelayMillis > 0) {
+                hdfs.setReadDelay(Duration.ofMillis(readDelayMillis));
+                try {
+                    bench.delayedWarmPasses();
+                }
+                finally {
+                    hdfs.setReadDelay(Duration.ZERO);
+                }
+            }
+            bench.scanPollution();
+        }
+
+        deleteRecursively(work);
+
+        double loadAtEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        String markdown = report.render(started, Duration.between(started, Instant.now()), loadAtStart, loadAtEnd);
+        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks/page-cache.md");
+        Files.createDirectories(output.getParent());
+        Files.writeString(output, markdown, UTF_8);
+        System.out.println(markdown);
+        log("report written to " + output);
+        assertTrue(report.resultsMatch, "every catalog must return the same rows as stock hive: " + report.mismatches);
+    }
+
+    private final class Bench
+    {
+        private final DistributedQueryRunner runner;
+        private final DataNodeMetrics dataNodes;
+        private final Report report;
+        private final TestingTrinoServer worker;
+
+        Bench(DistributedQueryRunner runner, DataNodeMetrics dataNodes, Report report)
+        {
+            this.runner = runner;
+            this.dataNodes = dataNodes;
+            this.report = report;
+            this.worker = runner.getServers().stream().filter(server -> !server.isCoordinator()).findFirst().orElseThrow();
+        }
+
+        void loadData()
+        {
+            long start = System.nanoTime();
+            String source = "tpch.\"sf%s\"".formatted(scale);
+            for (String table : List.of("lineitem", "orders", "customer", "part", "supplier", "nation", "region")) {
+                runner.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM %s.%s".formatted(HIVE, SCHEMA, table, source, table));
+            }
+            for (int round = 1; round <= pollutionRounds; round++) {
+                // distinct files with the same rows: each is scanned once per pollution catalog, then never again
+                runner.execute("CREATE TABLE %s.%s.scan_%s WITH (format = 'PARQUET') AS SELECT * FROM %s.%s.lineitem".formatted(HIVE, SCHEMA, round, HIVE, SCHEMA));
+            }
+            report.loadSeconds = (System.nanoTime() - start) / 1e9;
+            for (String table : List.of("lineitem", "orders", "customer", "part", "supplier", "nation", "region", "scan_1")) {
+                MaterializedResult size = runner.execute("SELECT count(*), sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM %s.%s.%s)".formatted(HIVE, SCHEMA, table));
+                MaterializedResult rows = runner.execute("SELECT count(*) FROM %s.%s.%s".formatted(HIVE, SCHEMA, table));
+                report.tables.put(table, new TableSize((Long) rows.getOnlyValue(), (Long) size.getMaterializedRows().getFirst().getField(0), (Long) size.getMaterializedRows().getFirst().getField(1)));
+            }
+            log("data loaded in %.1fs: %s".formatted(report.loadSeconds, report.tables));
+        }
+
+        void repeatedWorkload()
+        {
+            // the JVM's code warm for every catalog alike: the query set once through stock hive (no cache to fill)...
+            QUERIES.values().forEach(query -> runner.execute(query.formatted(HIVE)));
+            // ...and each catalog loaded on the worker (catalogs load there with their first task) by a one-row table
+            // that no measured query reads
+            runner.execute("CREATE TABLE %s.%s.warmup WITH (format = 'PARQUET') AS SELECT 1 AS x".formatted(HIVE, SCHEMA));
+            for (String catalog : ImmutableList.<String>builder().addAll(REPEATED_CATALOGS).addAll(POLLUTION_CATALOGS).build()) {
+                runner.execute("SELECT count(*) FROM %s.%s.warmup".formatted(catalog, SCHEMA));
+            }
+
+            Map<String, MaterializedResult> expected = new LinkedHashMap<>();
+            // cold: each catalog's first pass over its empty cache, one catalog at a time, DataNode bytes around each
+            long before = dataNodes.bytesRead();
+            for (String catalog : REPEATED_CATALOGS) {
+                CacheCounters cacheBefore = cacheCounters(catalog);
+                for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                    Timed timed = time(query.getValue().formatted(catalog));
+                    report.cold.put(key(catalog, query.getKey()), timed.millis());
+                    MaterializedResult reference = expected.putIfAbsent(query.getKey(), timed.result());
+                    if (reference != null) {
+                        report.compare(catalog, query.getKey(), reference, timed.result());
+                    }
+                }
+                long after = dataNodes.bytesRead();
+                report.coldRemoteBytes.put(catalog, after - before);
+                report.coldCacheCounters.put(catalog, cacheCounters(catalog).minus(cacheBefore));
+                before = after;
+            }
+
+            // warm: the catalogs interleaved, in a rotating order, so that drift and load spikes spread over all three
+            Map<String, CacheCounters> warmBefore = new LinkedHashMap<>();
+            REPEATED_CATALOGS.forEach(catalog -> warmBefore.put(catalog, cacheCounters(catalog)));
+            for (int repetition = 0; repetition < repetitions; repetition++) {
+                for (String catalog : rotate(REPEATED_CATALOGS, repetition)) {
+                    for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                        report.warm.computeIfAbsent(key(catalog, query.getKey()), _ -> new ArrayList<>()).add(time(query.getValue().formatted(catalog)).millis());
+                    }
+                }
+            }
+            REPEATED_CATALOGS.forEach(catalog -> report.warmCacheCounters.put(catalog, cacheCounters(catalog).minus(warmBefore.get(catalog))));
+
+            // remote bytes of one more warm pass per catalog, alone, DataNode counters around it
+            before = dataNodes.bytesRead();
+            for (String catalog : REPEATED_CATALOGS) {
+                for (String query : QUERIES.values()) {
+                    runner.execute(query.formatted(catalog));
+                }
+                long after = dataNodes.bytesRead();
+                report.warmRemoteBytes.put(catalog, after - before);
+                before = after;
+            }
+            // the part of it that planning alone reads: the coordinator's file metastore reads (table metadata on HDFS)
+            for (String catalog : REPEATED_CATALOGS) {
+                for (String query : QUERIES.values()) {
+                    runner.execute("EXPLAIN " + query.formatted(catalog));
+                }
+                long after = dataNodes.bytesRead();
+                report.planningRemoteBytes.put(catalog, after - before);
+                before = after;
+            }
+            log(OverdriveMetrics.describe(OVERDRIVE));
+            log("repeated workload done: DataNode bytes cold %s, warm pass %s; cache counters cold %s, warm %s".formatted(report.coldRemoteBytes, report.warmRemoteBytes, report.coldCacheCounters, report.warmCacheCounters));
+        }
+
+        void delayedWarmPasses()
+        {
+            report.readDelayMillis = readDelayMillis;
+            for (int repetition = 0; repetition < repetitions; repetition++) {
+                for (String catalog : rotate(REPEATED_CATALOGS, repetition)) {
+                    for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                        report.delayedWarm.computeIfAbsent(key(catalog, query.getKey()), _ -> new ArrayList<>()).add(time(query.getValue().formatted(catalog)).millis());
+                    }
+                }
+            }
+            log("delayed warm passes done");
+        }
+
+        void scanPollution()
+        {
+            // warm-up: the hot set enters each (empty) cache
+            for (int pass = 0; pass < 3; pass++) {
+                for (String catalog : POLLUTION_CATALOGS) {
+                    HOT_QUERIES.forEach(query -> runner.execute(query.formatted(catalog)));
+                }
+            }
+            Map<String, CacheCounters> hot = new LinkedHashMap<>();
+            Map<String, CacheCounters> all = new LinkedHashMap<>();
+            Map<String, CacheCounters> start = new LinkedHashMap<>();
+            POLLUTION_CATALOGS.forEach(catalog -> {
+                hot.put(catalog, CacheCounters.ZERO);
+                start.put(catalog, cacheCounters(catalog));
+            });
+            // measured: every round reads the hot set, then one large table that no one reads again
+            for (int round = 1; round <= pollutionRounds + 1; round++) {
+                for (String catalog : POLLUTION_CATALOGS) {
+                    CacheCounters before = cacheCounters(catalog);
+                    for (String query : HOT_QUERIES) {
+                        report.hotLatency.computeIfAbsent(catalog, _ -> new ArrayList<>()).add(time(query.formatted(catalog)).millis());
+                    }
+                    hot.put(catalog, hot.get(catalog).plus(cacheCounters(catalog).minus(before)));
+                    if (round <= pollutionRounds) {
+                        runner.execute(SCAN_QUERY.formatted(catalog, "scan_" + round));
+                    }
+                }
+            }
+            POLLUTION_CATALOGS.forEach(catalog -> all.put(catalog, cacheCounters(catalog).minus(start.get(catalog))));
+            report.pollutionHot.putAll(hot);
+            report.pollutionAll.putAll(all);
+            POLLUTION_CATALOGS.forEach(catalog -> report.pollutionCached.put(catalog, cachedBytes(catalog)));
+            log(OverdriveMetrics.describe(OVERDRIVE_SMALL));
+            log(OverdriveMetrics.describe(OVERDRIVE_SMALL_LRU));
+            log("scan pollution done: hot %s, all %s, cached %s".formatted(hot, all, report.pollutionCached));
+        }
+
+        private Timed time(String sql)
+        {
+            long start = System.nanoTime();
+            MaterializedResult result = runner.execute(sql);
+            return new Timed((System.nanoTime() - start) / 1e6, result);
+        }
+
+        // the cache's own counters on the worker: Overdrive's MBean, or the worker's AlluxioCacheStats of Trino's cache
+        private CacheCounters cacheCounters(String catalog)
+        {
+            if (catalog.startsWith(OVERDRIVE)) {
+                OverdriveMetrics metrics = OverdriveMetrics.read(catalog);
+                return new CacheCounters(metrics.bytesFromCache(), metrics.bytesFromRemote(), metrics.admissionRejections());
+            }
+            if (catalog.startsWith(FS_CACHE)) {
+                io.trino.filesystem.alluxio.AlluxioCacheStats stats = trinoCacheStats(catalog);
+                return new CacheCounters((long) stats.getCacheReads().getAllTime().getTotal(), (long) stats.getExternalReads().getAllTime().getTotal(), 0);
+            }
+            return CacheCounters.ZERO;
+        }
+
+        private long cachedBytes(String catalog)
+        {
+            if (catalog.startsWith(OVERDRIVE)) {
+                return OverdriveMetrics.read(catalog).bytesCached();
+            }
+            return directorySize(WORK.resolve("cache-" + catalog));
+        }
+
+        // Trino exports AlluxioCacheStats on the coordinator too, under the same name: in one JVM the MBean may be the
+        // coordinator's (always zero), so read the worker's instance from its connector
+        private io.trino.filesystem.alluxio.AlluxioCacheStats trinoCacheStats(String catalog)
+        {
+            CatalogHandle handle = runner.getCoordinator().getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
+            Connector connector = worker.getInstance(Key.get(ConnectorServicesProvider.class)).getConnectorServices(handle).getConnector();
+            return ((HiveConnector) connector).getInjector().getInstance(io.trino.filesystem.alluxio.AlluxioCacheStats.class);
+        }
+    }
+
+    static Map<String, String> fsCache(Path work, String catalog, String size)
+    {
+        // fs.cache.page-size stays at its default (1MB), like cache.page-size
+        return Map.of(
+                "fs.cache.enabled", "true",
+                "fs.cache.directories", work.resolve("cache-" + catalog).toString(),
+                "fs.cache.max-sizes", size);
+    }
+
+    static Map<String, String> overdriveCache(Path work, String catalog, String size, boolean admission)
+    {
+        return Map.of(
+                "cache.enabled", "true",
+                "cache.base-directory", work.resolve("cache-" + catalog).toString(),
+                "cache.max-size", size,
+                "cache.admission", Boolean.toString(admission));
+    }
+
+    private static Map<String, String> queries()
+    {
+        Map<String, String> queries = new LinkedHashMap<>();
+        queries.put("Q1", """
+                SELECT returnflag, linestatus, sum(quantity), sum(extendedprice), sum(extendedprice * (1 - discount)),
+                    sum(extendedprice * (1 - discount) * (1 + tax)), avg(quantity), avg(extendedprice), avg(discount), count(*)
+                FROM %1$s.tpch.lineitem
+                WHERE shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY
+                GROUP BY returnflag, linestatus
+                ORDER BY returnflag, linestatus""");
+        queries.put("Q3", """
+                SELECT l.orderkey, sum(l.extendedprice * (1 - l.discount)) AS revenue, o.orderdate, o.shippriority
+                FROM %1$s.tpch.customer c, %1$s.tpch.orders o, %1$s.tpch.lineitem l
+                WHERE c.mktsegment = 'BUILDING' AND c.custkey = o.custkey AND l.orderkey = o.orderkey
+                    AND o.orderdate < DATE '1995-03-15' AND l.shipdate > DATE '1995-03-15'
+                GROUP BY l.orderkey, o.orderdate, o.shippriority
+                ORDER BY revenue DESC, o.orderdate, l.orderkey
+                LIMIT 10""");
+        queries.put("Q5", """
+                SELECT n.name, sum(l.extendedprice * (1 - l.discount)) AS revenue
+                FROM %1$s.tpch.customer c, %1$s.tpch.orders o, %1$s.tpch.lineitem l, %1$s.tpch.supplier s, %1$s.tpch.nation n, %1$s.tpch.region r
+                WHERE c.custkey = o.custkey AND l.orderkey = o.orderkey AND l.suppkey = s.suppkey AND c.nationkey = s.nationkey
+                    AND s.nationkey = n.nationkey AND n.regionkey = r.regionkey AND r.name = 'ASIA'
+                    AND o.orderdate >= DATE '1994-01-01' AND o.orderdate < DATE '1995-01-01'
+                GROUP BY n.name
+                ORDER BY revenue DESC""");
+        queries.put("Q6", """
+                SELECT sum(extendedprice * discount) AS revenue
+                FROM %1$s.tpch.lineitem
+                WHERE shipdate >= DATE '1994-01-01' AND shipdate < DATE '1995-01-01' AND discount BETWEEN 0.05 AND 0.07 AND quantity < 24""");
+        queries.put("Q14", """
+                SELECT 100.00 * sum(CASE WHEN p.type LIKE 'PROMO%%' THEN l.extendedprice * (1 - l.discount) ELSE 0 END)
+                    / sum(l.extendedprice * (1 - l.discount)) AS promo_revenue
+                FROM %1$s.tpch.lineitem l, %1$s.tpch.part p
+                WHERE l.partkey = p.partkey AND l.shipdate >= DATE '1995-09-01' AND l.shipdate < DATE '1995-10-01'""");
+        return queries;
+    }
+
+    static void log(String message)
+    {
+        System.out.println("[overdrive-bench] " + message);
+    }
+
+    static String key(String catalog, String query)
+    {
+        return catalog + "/" + query;
+    }
+
+    static List<String> rotate(List<String> values, int by)
+    {
+        List<String> rotated = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            rotated.add(values.get((i + by) % values.size()));
+        }
+        return rotated;
+    }
+
+    private static long directorySize(Path directory)
+    {
+        if (!Files.isDirectory(directory)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            return files.filter(Files::isRegularFile).mapToLong(file -> {
+                try {
+                    return Files.size(file);
+                }
+                catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteRecursively(Path directory)
+            throws IOException
+    {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (Path file : files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    record Timed(double millis, MaterializedResult result) {}
+
+    record TableSize(long rows, long files, long bytes) {}
+
+    /** Bytes a cache served from itself and from remote storage, and (Overdrive) pages its admission turned away. */
+    record CacheCounters(long fromCache, long fromRemote, long admissionRejections)
+    {
+        static final CacheCounters ZERO = new CacheCounters(0, 0, 0);
+
+        CacheCounters minus(CacheCounters other)
+        {
+            return new CacheCounters(fromCache - other.fromCache, fromRemote - other.fromRemote, admissionRejections - other.admissionRejections);
+        }
+
+        CacheCounters plus(CacheCounters other)
+        {
+            return new CacheCounters(fromCache + other.fromCache, fromRemote + other.fromRemote, admissionRejections + other.admissionRejections);
+        }
+
+        double byteHitRatio()
+        {
+            long total = fromCache + fromRemote;
+            return total == 0 ? 0 : (double) fromCache / total;
+        }
+    }
+
+    /** What the run measured, and the Markdown it becomes. */
+    final class Report
+    {
+        final Map<String, TableSize> tables = new LinkedHashMap<>();
+        double loadSeconds;
+        final Map<String, Double> cold = new LinkedHashMap<>();
+        final Map<String, List<Double>> warm = new LinkedHashMap<>();
+        final Map<String, List<Double>> delayedWarm = new LinkedHashMap<>();
+        final Map<String, Long> coldRemoteBytes = new LinkedHashMap<>();
+        final Map<String, Long> warmRemoteBytes = new LinkedHashMap<>();
+        final Map<String, Long> planningRemoteBytes = new LinkedHashMap<>();
+        final Map<String, CacheCounters> coldCacheCounters = new LinkedHashMap<>();
+        final Map<String, CacheCounters> warmCacheCounters = new LinkedHashMap<>();
+        final Map<String, CacheCounters> pollutionHot = new LinkedHashMap<>();
+        final Map<String, CacheCounters> pollutionAll = new LinkedHashMap<>();
+        final Map<String, Long> pollutionCached = new LinkedHashMap<>();
+        final Map<String, List<Double>> hotLatency = new LinkedHashMap<>();
+        long readDelayMillis;
+        boolean resultsMatch = true;
+        final List<String> mismatches = new ArrayList<>();
+
+        void compare(String catalog, String query, MaterializedResult expected, MaterializedResult actual)
+        {
+            List<MaterializedRow> expectedRows = expected.getMaterializedRows();
+            List<MaterializedRow> actualRows = actual.getMaterializedRows();
+            boolean same = expectedRows.size() == actualRows.size();
+            for (int row = 0; same && row < expectedRows.size(); row++) {
+                MaterializedRow a = expectedRows.get(row);
+                MaterializedRow b = actualRows.get(row);
+                same = a.getFieldCount() == b.getFieldCount();
+                for (int field = 0; same && field < a.getFieldCount(); field++) {
+                    Object x = a.getField(field);
+                    Object y = b.getField(field);
+                    // sums of doubles may differ in the last bits with the order rows arrive in
+                    same = x instanceof Double dx && y instanceof Double dy
+                            ? Math.abs(dx - dy) <= 1e-9 * Math.max(1, Math.abs(dx))
+                            : java.util.Objects.equals(x, y);
+                }
+            }
+            if (!same) {
+                resultsMatch = false;
+                mismatches.add(catalog + " " + query);
+            }
+        }
+
+        String render(Instant started, Duration elapsed, double loadAtStart, double loadAtEnd)
+        {
+            StringBuilder out = new StringBuilder();
+            out.append("### Page cache benchmark (`./overdrive bench cache`)\n\n");
+            out.append(("Run %s, %.0f s. Machine: %s CPUs (`nproc`), %s RAM, %s, JDK %s (%s), Trino %s. Load average (1 min) %.2f at start, before this " +
+                    "benchmark started its processes; %.2f at the end, which counts this benchmark's own threads.\n\n").formatted(
+                    started.toString().replaceAll("\\.\\d+Z$", "Z"), elapsed.toMillis() / 1e3, Runtime.getRuntime().availableProcessors(), memory(), cpuModel(),
+                    System.getProperty("java.version"), System.getProperty("java.vm.name"), ProjectLayout.TRINO_VERSION, loadAtStart, loadAtEnd));
+            if (loadAtStart > 1.5) {
+                out.append("**Warning: load average above 1.5 at start: other work shared the cores, so latencies are skewed (bytes and hit ratios are not).**\n\n");
+            }
+            out.append("Setup: one in-JVM Trino (coordinator not scheduling, **1 worker**), real HDFS in its own JVM (3 DataNodes, replication 3, loopback), ");
+            out.append("TPC-H scale factor %s as Parquet, loaded in %.0f s. Page size 1MB for both caches (`fs.cache.page-size` and `cache.page-size` defaults).\n\n".formatted(scale, loadSeconds));
+            out.append("| table | rows | files | Parquet bytes |\n|---|---:|---:|---:|\n");
+            tables.forEach((table, size) -> out.append("| %s | %,d | %d | %s |\n".formatted(table.equals("scan_1") ? "scan_1 .. scan_" + pollutionRounds + " (each)" : table, size.rows(), size.files(), formatBytes(size.bytes()))));
+
+            out.append("\n#### Repeated workload: latency\n\n");
+            out.append("TPC-H Q1, Q3, Q5, Q6, Q14. First the query set once through stock `hive` and a one-row table read through every catalog, so ");
+            out.append("that the JVM's code is warm and each catalog is loaded on the worker. Cold: the catalog's first pass with its cache empty, ");
+            out.append("one catalog after the other, queries in that order (a later query finds the pages an earlier one read from a shared table). ");
+            out.append("Warm: %d passes per catalog, catalogs interleaved in rotating order. P50/P95 by nearest rank over the %d warm runs of each query. ".formatted(repetitions, repetitions));
+            out.append("Milliseconds, wall clock of the client call. The HDFS files are in the OS page cache throughout: a remote read here is a loopback ");
+            out.append("DataNode read, not a network or disk read.\n\n");
+            out.append("| query | hive cold | hive warm P50 / P95 | fs.cache cold | fs.cache warm P50 / P95 | overdrive cold | overdrive warm P50 / P95 | overdrive P95 / fs.cache P95 |\n");
+            out.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            double sumFs = 0;
+            double sumOverdrive = 0;
+            int queriesNoWorse = 0;
+            for (String query : QUERIES.keySet()) {
+                out.append("| ").append(query);
+                for (String catalog : REPEATED_CATALOGS) {
+                    List<Double> samples = warm.get(key(catalog, query));
+                    out.append(" | ").append(formatMillis(cold.get(key(catalog, query))))
+                            .append(" | ").append(formatMillis(percentile(samples, 50))).append(" / ").append(formatMillis(percentile(samples, 95)));
+                }
+                double fs = percentile(warm.get(key(FS_CACHE, query)), 95);
+                double od = percentile(warm.get(key(OVERDRIVE, query)), 95);
+                sumFs += fs;
+                sumOverdrive += od;
+                if (od <= fs) {
+                    queriesNoWorse++;
+                }
+                out.append(" | ").append("%.2f".formatted(od / fs)).append(" |\n");
+            }
+            out.append("| **sum** | | | | %s | | %s | %.2f |\n".formatted(formatMillis(sumFs), formatMillis(sumOverdrive), sumOverdrive / sumFs));
+
+            out.append("\n#### Repeated workload: remote bytes\n\n");
+            out.append("DataNode `BytesRead` (sum over the 3 DataNodes, JMX `DataNodeActivity-*`; it includes the 4-byte checksum sent with every 512 bytes) ");
+            out.append("around each catalog's cold pass, around one more warm pass of each catalog run alone after the timed passes, and around `EXPLAIN` of ");
+            out.append("the 5 queries (planning only: the coordinator reading the file metastore's table metadata on HDFS). The caches' own counters are ");
+            out.append("averaged over the %d timed warm passes.\n\n".formatted(repetitions));
+            out.append("| catalog | cold pass: DataNode bytes | warm pass: DataNode bytes | warm vs stock hive | of which planning (`EXPLAIN`) | cache's own count per warm pass: from cache / from remote |\n");
+            out.append("|---|---:|---:|---:|---:|---:|\n");
+            long hiveWarm = warmRemoteBytes.get(HIVE);
+            for (String catalog : REPEATED_CATALOGS) {
+                CacheCounters counters = warmCacheCounters.get(catalog);
+                String own = catalog.equals(HIVE) ? "(no cache)" : "%s / %s".formatted(formatBytes(counters.fromCache() / repetitions), formatBytes(counters.fromRemote() / repetitions));
+                out.append("| %s | %s | %s | %s | %s | %s |\n".formatted(label(catalog), formatBytes(coldRemoteBytes.get(catalog)), formatBytes(warmRemoteBytes.get(catalog)),
+                        catalog.equals(HIVE) ? "" : "%+.1f%%".formatted(100.0 * (warmRemoteBytes.get(catalog) - hiveWarm) / hiveWarm), formatBytes(planningRemoteBytes.get(catalog)), own));
+            }
+
+            if (!delayedWarm.isEmpty()) {
+                out.append("\n#### Repeated workload, warm, with a %d ms delay per DataNode read request\n\n".formatted(readDelayMillis));
+                out.append("Every DataNode waits %d ms before serving each block read request (a `DataNodeFaultInjector` hook), to mimic remote object storage. ".formatted(readDelayMillis));
+                out.append("Warm passes only (%d per catalog, interleaved): Trino's cache cannot be emptied, so there is no cold pass with the delay.\n\n".formatted(repetitions));
+                out.append("| query | hive P50 / P95 | fs.cache P50 / P95 | overdrive P50 / P95 | overdrive P95 / fs.cache P95 |\n|---|---:|---:|---:|---:|\n");
+                for (String query : QUERIES.keySet()) {
+                    out.append("| ").append(query);
+                    for (String catalog : REPEATED_CATALOGS) {
+                        List<Double> samples = delayedWarm.get(key(catalog, query));
+                        out.append(" | ").append(formatMillis(percentile(samples, 50))).append(" / ").append(formatMillis(percentile(samples, 95)));
+                    }
+                    out.append(" | %.2f |\n".formatted(percentile(delayedWarm.get(key(OVERDRIVE, query)), 95) / percentile(delayedWarm.get(key(FS_CACHE, query)), 95)));
+                }
+            }
+
+            out.append("\n#### Scan pollution\n\n");
+            out.append("Caches of %s each (`fs.cache.max-sizes` = `cache.max-size`), holding the hot table (`orders`, %s) but not one scan table (%s). ".formatted(
+                    smallCache, formatBytes(tables.get("orders").bytes()), formatBytes(tables.get("scan_1").bytes())));
+            long cacheBytes = io.airlift.units.DataSize.valueOf(smallCache).toBytes();
+            if (tables.get("orders").bytes() > cacheBytes || tables.get("scan_1").bytes() < cacheBytes) {
+                out.append("**Warning: with these sizes the hot table does not fit or a scan does not fill the cache; the workload does not test pollution as intended.** ");
+            }
+            out.append("Warm-up: the two hot queries 3 times. Then %d rounds of: the two hot queries, then a full scan (every column) of a lineitem copy ".formatted(pollutionRounds));
+            out.append("read once and never again (`scan_1` .. `scan_%d`); then the hot queries once more. Hit ratio = bytes from cache / (from cache + from remote), ".formatted(pollutionRounds));
+            out.append("each cache's own counters; \"hot\" counts only the hot queries of the measured rounds. `overdrive_small_lru` is Overdrive with `cache.admission=false`, a control.\n\n");
+            out.append("| catalog | hot-query byte hit ratio | hot bytes from cache / remote | all reads (hot + scans) hit ratio | hot query P50 / P95 (ms) | admission rejections | bytes in cache at end |\n");
+            out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+            for (String catalog : POLLUTION_CATALOGS) {
+                CacheCounters hot = pollutionHot.get(catalog);
+                CacheCounters all = pollutionAll.get(catalog);
+                out.append("| %s | **%s** | %s / %s | %s | %s / %s | %s | %s |\n".formatted(label(catalog), formatRatio(hot.byteHitRatio()), formatBytes(hot.fromCache()), formatBytes(hot.fromRemote()),
+                        formatRatio(all.byteHitRatio()), formatMillis(percentile(hotLatency.get(catalog), 50)), formatMillis(percentile(hotLatency.get(catalog), 95)),
+                        catalog.startsWith(OVERDRIVE) ? "%,d".formatted(all.admissionRejections()) : "n/a", formatBytes(pollutionCached.get(catalog))));
+            }
+
+            out.append("\n#### Goals (issue #3)\n\n");
+            double reduction = 1 - (double) warmRemoteBytes.get(OVERDRIVE) / hiveWarm;
+            double points = 100 * (pollutionHot.get(OVERDRIVE_SMALL).byteHitRatio() - pollutionHot.get(FS_CACHE_SMALL).byteHitRatio());
+            out.append("| goal | measured | verdict |\n|---|---|---|\n");
+            out.append("| warm P95 no worse than Trino's fs.cache | overdrive/fs.cache P95: %.2f over the sum of the 5 queries; no worse on %d of %d queries | %s |\n".formatted(
+                    sumOverdrive / sumFs, queriesNoWorse, QUERIES.size(), sumOverdrive <= sumFs ? "met" : "not met"));
+            out.append("| remote bytes -90%% on the repeated workload | DataNode bytes of a warm pass: %s with overdrive vs %s with stock hive (%.1f%% less) | %s |\n".formatted(
+                    formatBytes(warmRemoteBytes.get(OVERDRIVE)), formatBytes(hiveWarm), 100 * reduction, reduction >= 0.9 ? "met" : "not met"));
+            out.append("| hit ratio under scan pollution >= 20 points above Trino's | hot-query byte hit ratio %s vs %s: %+.1f points | %s |\n".formatted(
+                    formatRatio(pollutionHot.get(OVERDRIVE_SMALL).byteHitRatio()), formatRatio(pollutionHot.get(FS_CACHE_SMALL).byteHitRatio()), points, points >= 20 ? "met" : "not met"));
+            out.append("\nResults: every catalog returned the same rows as stock hive for every query: %s.\n".formatted(resultsMatch ? "yes" : "NO, " + mismatches));
+            return out.toString();
+        }
+    }
+
+    static String label(String catalog)
+    {
+        return switch (catalog) {
+            case HIVE -> "`hive` (no cache)";
+            case FS_CACHE -> "`hive_fscache` (Trino fs.cache)";
+            case OVERDRIVE -> "`overdrive`";
+            default -> "`" + catalog + "`";
+        };
+    }
+
+    private static String memory()
+    {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return "%.1f GiB".formatted(Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0);
+                }
+            }
+        }
+        catch (IOException | RuntimeException ignored) {
+            // not Linux
+        }
+        return "? GiB";
+    }
+
+    private static String cpuModel()
+    {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).strip();
+                }
+            }
+        }
+        catch (IOException | RuntimeException ignored) {
+            // not Linux
+        }
+        return System.getProperty("os.arch");
+    }
+}
