@@ -189,7 +189,7 @@ public class TestMergeStress
             assertThat(engine.getStats().getYields().getTotalCount()).isPositive();
             assertThat(cancelled.get()).isPositive();
             assertThat(failed.get()).isPositive();
-            assertThat(poolThreads()).isLessThanOrEqualTo(3);
+            assertThat(poolThreads(engine)).isLessThanOrEqualTo(3);
         }
         finally {
             consumers.shutdownNow();
@@ -197,7 +197,7 @@ public class TestMergeStress
             assertThat(engine.getScheduler().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             inputThreads.shutdownNow();
         }
-        assertThat(poolThreads()).as("pool threads after close").isZero();
+        assertThat(poolThreads(engine)).as("pool threads after close").isZero();
     }
 
     @Test
@@ -248,11 +248,12 @@ public class TestMergeStress
         }
     }
 
-    private static long poolThreads()
+    private static long poolThreads(MergeEngine engine)
     {
+        String prefix = engine.getScheduler().getThreadNamePrefix();
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
-                .filter(thread -> thread.getName().startsWith("overdrive-merge-"))
+                .filter(thread -> thread.getName().startsWith(prefix))
                 .count();
     }
 

@@ -34,7 +34,10 @@ public final class MergeScheduler
     // merge.fifo=false: equal priorities are unordered (the queue's heap order decides, as in a PriorityBlockingQueue)
     private static final Comparator<Entry> PRIORITY_ORDER = Comparator.comparingInt((Entry entry) -> -entry.admission().priority());
 
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
     private final ForkJoinPool pool;
+    private final String threadNamePrefix;
     private final int poolSize;
     private final boolean fifo;
     private final AtomicLong arrivals = new AtomicLong();
@@ -54,11 +57,12 @@ public final class MergeScheduler
         this.fifo = fifo;
         this.queue = new PriorityQueue<>(fifo ? FIFO_ORDER : PRIORITY_ORDER);
         AtomicInteger threadIds = new AtomicInteger();
+        this.threadNamePrefix = "overdrive-merge-" + POOLS.incrementAndGet() + "-";
         this.pool = new ForkJoinPool(
                 poolSize,
                 pool -> {
                     ForkJoinWorkerThread thread = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-                    thread.setName("overdrive-merge-" + threadIds.incrementAndGet());
+                    thread.setName(threadNamePrefix + threadIds.incrementAndGet());
                     thread.setDaemon(true);
                     return thread;
                 },
@@ -135,6 +139,14 @@ public final class MergeScheduler
     public int getPoolSize()
     {
         return poolSize;
+    }
+
+    /**
+     * Names of this pool's threads start with this ({@code overdrive-merge-<pool>-}).
+     */
+    public String getThreadNamePrefix()
+    {
+        return threadNamePrefix;
     }
 
     public boolean isFifo()
