@@ -395,7 +395,8 @@ public final class TrinoProcessCluster
         }
     }
 
-    static void deleteRecursively(Path path)
+    /** Deletes a file or directory tree without following symbolic links (node homes link to shared plugin folders). */
+    public static void deleteRecursively(Path path)
             throws IOException
     {
         if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {

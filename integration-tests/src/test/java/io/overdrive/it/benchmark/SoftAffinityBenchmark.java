@@ -103,7 +103,7 @@ public class SoftAffinityBenchmark
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         sampler.scheduleAtFixedRate(() -> loadSamples.add(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()), 0, 5, TimeUnit.SECONDS);
         Path work = TestingHdfs.workDirectory().resolve("soft-affinity-benchmark");
-        deleteRecursively(work);
+        TrinoProcessCluster.deleteRecursively(work);
         Files.createDirectories(work);
 
         StringBuilder report = new StringBuilder();
@@ -570,19 +570,4 @@ public class SoftAffinityBenchmark
         System.out.println("[overdrive-bench-affinity] " + message);
     }
 
-    private static void deleteRecursively(Path path)
-            throws IOException
-    {
-        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            try (var children = Files.list(path)) {
-                for (Path child : children.toList()) {
-                    deleteRecursively(child);
-                }
-            }
-        }
-        Files.delete(path);
-    }
 }
