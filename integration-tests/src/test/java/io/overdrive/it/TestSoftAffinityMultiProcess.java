@@ -96,8 +96,8 @@ class TestSoftAffinityMultiProcess
                 assertThat(ResultRows.same(cluster.query(sql.formatted("spread")), expected)).as("spread: %s", sql).isTrue();
             }
         }
-        Map<String, Integer> softCopies = copiesPerFile("cache-soft");
-        Map<String, Integer> spreadCopies = copiesPerFile("cache-spread");
+        Map<String, Integer> softCopies = copiesPerFile("cache-soft", "soft");
+        Map<String, Integer> spreadCopies = copiesPerFile("cache-spread", "spread");
         assertThat(softCopies).as("files cached under soft affinity").isNotEmpty();
         assertThat(softCopies.values()).as("copies of each file under SOFT_AFFINITY").allSatisfy(copies -> assertThat(copies).isLessThanOrEqualTo(2));
         double softAverage = softCopies.values().stream().mapToInt(Integer::intValue).average().orElseThrow();
@@ -140,12 +140,13 @@ class TestSoftAffinityMultiProcess
     }
 
     // file id -> on how many workers some page of it is cached, from the page files on disk
-    private Map<String, Integer> copiesPerFile(String directory)
+    private Map<String, Integer> copiesPerFile(String directory, String catalog)
             throws IOException
     {
         Map<String, Integer> copies = new HashMap<>();
         for (TrinoNode worker : cluster.workers()) {
-            Path local = worker.home().resolve(directory).resolve("LOCAL");
+            // <cache.base-directory>/<catalog>/LOCAL/<page size>/<bucket>/<file id>/<page>
+            Path local = worker.home().resolve(directory).resolve(catalog).resolve("LOCAL");
             if (!Files.isDirectory(local)) {
                 continue;
             }

@@ -23,6 +23,7 @@ import io.trino.filesystem.alluxio.AlluxioCacheStats;
 import io.trino.filesystem.alluxio.AlluxioInput;
 import io.trino.filesystem.alluxio.AlluxioInputStream;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
+import io.trino.spi.catalog.CatalogName;
 import jakarta.annotation.PreDestroy;
 
 import java.io.IOException;
@@ -50,9 +51,9 @@ public class OverdriveFileSystemCache
     private final AlluxioCacheStats readerStats;
 
     @Inject
-    public OverdriveFileSystemCache(Tracer tracer, PageCacheConfig config, PageCacheStats stats)
+    public OverdriveFileSystemCache(Tracer tracer, CatalogName catalogName, PageCacheConfig config, PageCacheStats stats)
     {
-        this(tracer, new PageCache(config, stats), stats);
+        this(tracer, new PageCache(catalogName.toString(), config, stats), stats);
     }
 
     public OverdriveFileSystemCache(Tracer tracer, PageCache pageCache, PageCacheStats stats)

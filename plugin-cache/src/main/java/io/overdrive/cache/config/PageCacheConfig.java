@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.MINUTES;
 
 /**
  * Catalog properties of Overdrive's local page cache ({@code cache.*}). Names follow Presto's Alluxio cache.
@@ -42,6 +43,7 @@ public class PageCacheConfig
     private boolean admissionEnabled = true;
     private int admissionMinFrequency = 2;
     private int directoryFailureThreshold = 10;
+    private Duration directoryRetryInterval = new Duration(1, MINUTES);
 
     public boolean isEnabled()
     {
@@ -227,10 +229,25 @@ public class PageCacheConfig
     }
 
     @Config("cache.directory-failure-threshold")
-    @ConfigDescription("Consecutive read or write errors after which a cache directory is taken out of use")
+    @ConfigDescription("Consecutive read or write I/O errors after which a cache directory is taken out of use until a probe finds it working")
     public PageCacheConfig setDirectoryFailureThreshold(int directoryFailureThreshold)
     {
         this.directoryFailureThreshold = directoryFailureThreshold;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("1s")
+    public Duration getDirectoryRetryInterval()
+    {
+        return directoryRetryInterval;
+    }
+
+    @Config("cache.directory-retry-interval")
+    @ConfigDescription("How long a cache directory taken out of use waits before it is probed; doubles after each failed probe, up to 30m")
+    public PageCacheConfig setDirectoryRetryInterval(Duration directoryRetryInterval)
+    {
+        this.directoryRetryInterval = directoryRetryInterval;
         return this;
     }
 

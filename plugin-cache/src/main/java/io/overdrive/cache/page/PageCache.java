@@ -2,17 +2,15 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.CacheContext;
 import alluxio.client.file.cache.PageId;
-import alluxio.client.quota.CacheQuota;
 import alluxio.client.quota.CacheScope;
-import alluxio.conf.AlluxioProperties;
-import alluxio.conf.InstancedConfiguration;
-import alluxio.conf.PropertyKey;
+import com.google.common.base.Ticker;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import com.google.common.collect.ImmutableList;
 import com.google.common.hash.Hashing;
 import com.google.common.util.concurrent.RateLimiter;
 import io.airlift.log.Logger;
+import io.airlift.units.Duration;
 import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.stats.PageCacheStats;
 
@@ -20,20 +18,24 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * A worker's page cache for one catalog: pages of remote files kept in local directories, each page stored with a
  * checksum ({@link PageFrame}) by an Alluxio cache manager per directory ({@link PageStoreDirectory}). A file's pages
- * all live in one directory, chosen by rendezvous hashing among the healthy ones.
+ * all live in one directory, chosen by rendezvous hashing among the healthy ones. Each catalog keeps its pages in its
+ * own subdirectory of every {@code cache.base-directory}, claimed while it runs ({@link DirectoryOwner}).
  * <p>
  * Every failure path is a cache miss, never an error: the caller then reads remote storage.
  */
@@ -45,18 +47,26 @@ public final class PageCache
     private final int pageSize;
     private final List<PageStoreDirectory> directories;
     private final Optional<AdmissionFilter> admission;
-    private final Optional<CacheQuota> quota;
+    private final CacheQuotas quotas;
     private final Optional<RateLimiter> writeRateLimiter;
     // dry-run: which pages the cache would hold (an LRU by page bytes up to the configured size), and no data
     private final Optional<Cache<PageId, Integer>> shadow;
     private final long shadowCapacity;
-    private final AtomicLong shadowBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong shadowBytes = new AtomicLong();
     private final PageCacheStats stats;
     private final ThreadLocal<byte[]> frameBuffers;
     private final FileIndex fileIndex = new FileIndex(1_000_000);
+    private final Optional<ScheduledExecutorService> prober;
 
-    public PageCache(PageCacheConfig config, PageCacheStats stats)
+    /**
+     * Opens the cache of catalog {@code catalog}: in each of {@code cache.base-directory}, the subdirectory named after
+     * the catalog, so that catalogs sharing a disk never touch each other's pages.
+     *
+     * @throws IllegalStateException when another Trino process (or node in this JVM) already uses one of them
+     */
+    public PageCache(String catalog, PageCacheConfig config, PageCacheStats stats)
     {
+        requireNonNull(catalog, "catalog is null");
         requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.pageSize = Math.toIntExact(config.getPageSize().toBytes());
@@ -67,10 +77,7 @@ public final class PageCache
         this.admission = config.isAdmissionEnabled()
                 ? Optional.of(new AdmissionFilter(Math.max(1, totalBytes / pageSize), config.getAdmissionMinFrequency()))
                 : Optional.empty();
-        Map<CacheScope.Level, Long> quotas = new EnumMap<>(CacheScope.Level.class);
-        config.getSchemaQuota().ifPresent(size -> quotas.put(CacheScope.Level.SCHEMA, size.toBytes()));
-        config.getTableQuota().ifPresent(size -> quotas.put(CacheScope.Level.TABLE, size.toBytes()));
-        this.quota = quotas.isEmpty() ? Optional.empty() : Optional.of(new CacheQuota(quotas));
+        this.quotas = new CacheQuotas(config.getSchemaQuota(), config.getTableQuota(), stats);
         this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create(limit.toBytes()));
 
         if (config.isDryRun()) {
@@ -81,37 +88,66 @@ public final class PageCache
                     .removalListener(removal -> shadowBytes.addAndGet(-removal.getValue()))
                     .build());
             this.directories = ImmutableList.of();
+            this.prober = Optional.empty();
         }
         else {
             this.shadowCapacity = 0;
             this.shadow = Optional.empty();
-            this.directories = openDirectories(config, stats);
+            this.directories = openDirectories(catalog, config, stats);
+            this.prober = Optional.of(startProber(catalog, directories, config.getDirectoryRetryInterval()));
         }
         stats.setUsageSuppliers(
                 () -> directories.stream().filter(PageStoreDirectory::isEnabled).mapToLong(PageStoreDirectory::usedBytes).sum(),
-                () -> directories.stream().mapToLong(PageStoreDirectory::recoveredBytes).sum());
+                () -> directories.stream().mapToLong(PageStoreDirectory::recoveredBytes).sum(),
+                () -> directories.stream().filter(directory -> !directory.isEnabled()).count());
     }
 
-    private static List<PageStoreDirectory> openDirectories(PageCacheConfig config, PageCacheStats stats)
+    private static List<PageStoreDirectory> openDirectories(String catalog, PageCacheConfig config, PageCacheStats stats)
     {
-        ImmutableList.Builder<PageStoreDirectory> directories = ImmutableList.builder();
+        List<PageStoreDirectory> directories = new ArrayList<>();
         List<String> paths = config.getBaseDirectories();
-        for (int i = 0; i < paths.size(); i++) {
-            Path path = Path.of(paths.get(i)).toAbsolutePath();
-            long capacity = config.maxSizePerDirectory().get(i).toBytes();
-            Optional<String> unusable = prepare(path);
-            try {
-                PageStoreDirectory directory = PageStoreDirectory.open(path, capacity, alluxioConfiguration(config, path, capacity), config.getDirectoryFailureThreshold(), stats);
-                unusable.ifPresent(directory::disable);
-                directories.add(directory);
-            }
-            catch (Exception e) {
-                // a directory that cannot even be opened is reported and skipped: the cache works with the others
-                stats.recordDirectoryDisabled();
-                log.error(e, "Overdrive cache directory %s cannot be used%s; it is left out", path, unusable.map(reason -> " (" + reason + ")").orElse(""));
+        try {
+            for (int i = 0; i < paths.size(); i++) {
+                Path base = Path.of(paths.get(i)).toAbsolutePath();
+                Path path = base.resolve(catalog);
+                long capacity = config.maxSizePerDirectory().get(i).toBytes();
+                warnAboutEarlierLayout(base);
+                Optional<String> unusable = prepare(path);
+                // throws, failing the catalog, when another cache uses the directory
+                Optional<DirectoryOwner> owner = unusable.isPresent() ? Optional.empty() : DirectoryOwner.claim(path, catalog);
+                if (unusable.isEmpty() && owner.isEmpty()) {
+                    unusable = Optional.of("cannot write " + path.resolve(DirectoryOwner.FILE_NAME));
+                }
+                if (unusable.isPresent()) {
+                    // never opened, so never probed: a directory that does not work at startup stays out until restart
+                    stats.recordDirectoryDisabled();
+                    log.error("Overdrive cache directory %s cannot be used (%s); it is left out until the catalog restarts", path, unusable.get());
+                    continue;
+                }
+                DirectoryHealth health = new DirectoryHealth(path, config.getDirectoryFailureThreshold(), config.getDirectoryRetryInterval(), Ticker.systemTicker(), stats);
+                try {
+                    directories.add(PageStoreDirectory.open(path, owner.get(), AlluxioCacheOptions.forDirectory(config, path, capacity), health, config.getTtl(), stats));
+                }
+                catch (Exception e) {
+                    owner.get().close();
+                    stats.recordDirectoryDisabled();
+                    log.error(e, "Overdrive cache directory %s cannot be used; it is left out until the catalog restarts", path);
+                }
             }
         }
-        return directories.build();
+        catch (RuntimeException e) {
+            directories.forEach(PageCache::closeQuietly);
+            throw e;
+        }
+        return ImmutableList.copyOf(directories);
+    }
+
+    // pages of Overdrive versions before catalogs had their own subdirectories are never read again
+    private static void warnAboutEarlierLayout(Path base)
+    {
+        if (Files.isDirectory(base.resolve("LOCAL"))) {
+            log.warn("%s holds cached pages in the layout of an earlier Overdrive version, which are not used: delete %s to free the space", base, base.resolve("LOCAL"));
+        }
     }
 
     // creates the directory if needed; an unusable one is reported, not fatal
@@ -129,26 +165,23 @@ public final class PageCache
         return Optional.empty();
     }
 
-    private static InstancedConfiguration alluxioConfiguration(PageCacheConfig config, Path path, long capacity)
+    // one daemon thread per catalog probes the directories out of use once their back-off has passed
+    private static ScheduledExecutorService startProber(String catalog, List<PageStoreDirectory> directories, Duration retryInterval)
     {
-        AlluxioProperties properties = new AlluxioProperties();
-        properties.set(PropertyKey.USER_CLIENT_CACHE_ENABLED, true);
-        properties.set(PropertyKey.USER_CLIENT_CACHE_DIRS, path.toString());
-        properties.set(PropertyKey.USER_CLIENT_CACHE_SIZE, Long.toString(capacity));
-        properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Long.toString(config.getPageSize().toBytes()));
-        properties.set(PropertyKey.USER_CLIENT_CACHE_EVICTOR_CLASS, switch (config.getEvictionPolicy()) {
-            case LRU -> "alluxio.client.file.cache.evictor.LRUCacheEvictor";
-            case LFU -> "alluxio.client.file.cache.evictor.LFUCacheEvictor";
-        });
-        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_WRITE_ENABLED, config.isAsyncWriteEnabled());
-        properties.set(PropertyKey.USER_CLIENT_CACHE_QUOTA_ENABLED, config.getSchemaQuota().isPresent() || config.getTableQuota().isPresent());
-        // restore before serving, so that the recovered pages are known and counted when the catalog starts
-        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_RESTORE_ENABLED, false);
-        config.getTtl().ifPresent(ttl -> {
-            properties.set(PropertyKey.USER_CLIENT_CACHE_TTL_ENABLED, true);
-            properties.set(PropertyKey.USER_CLIENT_CACHE_TTL_THRESHOLD_SECONDS, Math.max(1, (long) ttl.getValue(java.util.concurrent.TimeUnit.SECONDS)));
-        });
-        return new InstancedConfiguration(properties);
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(daemonThreadsNamed("overdrive-cache-probe-" + catalog));
+        long periodMillis = Math.clamp(retryInterval.toMillis() / 2, 100, 1000);
+        executor.scheduleWithFixedDelay(() -> directories.forEach(PageStoreDirectory::probeIfDue), periodMillis, periodMillis, MILLISECONDS);
+        return executor;
+    }
+
+    private static void closeQuietly(AutoCloseable closeable)
+    {
+        try {
+            closeable.close();
+        }
+        catch (Exception e) {
+            log.warn(e, "Failed to close %s", closeable);
+        }
     }
 
     public int pageSize()
@@ -182,10 +215,11 @@ public final class PageCache
         }
         byte[] frame = frameBuffers.get();
         int stored = directory.get().readFrame(pageId, frame);
+        if (stored == PageStoreDirectory.LOST) {
+            // its file vanished or was cut short: a damaged page, already forgotten by the directory
+            stats.recordCorruptPage();
+        }
         if (stored <= 0) {
-            if (stored < 0) {
-                stats.recordGetError();
-            }
             stats.recordMiss();
             return 0;
         }
@@ -246,28 +280,21 @@ public final class PageCache
             shadow.get().put(pageId, page.remaining());
             return;
         }
-        CacheContext cacheContext = cacheContext(context);
-        if (quota.isPresent() && directory.get().atQuota(cacheContext, frameLength)) {
-            stats.recordQuotaEviction();
-        }
-        if (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext)) {
-            stats.recordWrite(frameLength);
-            fileIndex.add(path, pageId.getFileId());
-        }
-        else {
-            stats.recordPutError();
-        }
-    }
-
-    // quotas apply per schema and per table: Alluxio tracks usage by scope and evicts within a scope at its quota
-    private CacheContext cacheContext(CacheReadContext context)
-    {
         CacheContext cacheContext = CacheContext.defaults();
-        if (quota.isPresent() && context.schema().isPresent()) {
-            String scope = context.schema().get() + context.table().map(table -> "." + table).orElse("");
-            cacheContext.setCacheScope(CacheScope.create(scope)).setCacheQuota(quota.get());
+        Optional<CacheScope> scope = quotas.scope(context);
+        if (scope.isPresent()) {
+            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
+                stats.recordPutRefused();
+                return;
+            }
+            cacheContext.setCacheScope(scope.get());
         }
-        return cacheContext;
+        switch (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext)) {
+            // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
+            case WRITTEN -> fileIndex.add(path, pageId.getFileId());
+            case REFUSED -> stats.recordPutRefused();
+            case FAILED -> {}
+        }
     }
 
     private boolean wouldEvict(Optional<PageStoreDirectory> directory, int frameLength)
@@ -350,6 +377,7 @@ public final class PageCache
     public void close()
             throws Exception
     {
+        prober.ifPresent(ScheduledExecutorService::shutdownNow);
         for (PageStoreDirectory directory : directories) {
             directory.close();
         }

@@ -3,59 +3,106 @@ package io.overdrive.cache.page;
 import alluxio.client.file.CacheContext;
 import alluxio.client.file.cache.CacheManager;
 import alluxio.client.file.cache.CacheManagerOptions;
-import alluxio.client.file.cache.LocalCacheManager;
-import alluxio.client.file.cache.PageMetaStore;
-import alluxio.client.quota.CacheScope;
 import alluxio.client.file.cache.CacheUsage;
+import alluxio.client.file.cache.DefaultPageMetaStore;
+import alluxio.client.file.cache.LocalCacheManager;
 import alluxio.client.file.cache.PageId;
-import alluxio.file.ByteArrayTargetBuffer;
+import alluxio.client.file.cache.PageInfo;
+import alluxio.client.file.cache.PageMetaStore;
+import alluxio.client.file.cache.PageStore;
+import alluxio.client.file.cache.QuotaPageMetaStore;
+import alluxio.client.file.cache.evictor.CacheEvictor;
+import alluxio.client.file.cache.store.PageStoreDir;
+import alluxio.client.file.cache.store.PageStoreOptions;
+import alluxio.client.quota.CacheScope;
 import alluxio.conf.AlluxioConfiguration;
+import alluxio.exception.PageNotFoundException;
+import alluxio.file.ByteArrayTargetBuffer;
 import io.airlift.log.Logger;
+import io.airlift.units.Duration;
 import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.Lock;
 
+import static com.google.common.collect.Iterables.getOnlyElement;
 import static java.util.Objects.requireNonNull;
 
 /**
  * One cache directory (ideally one disk): its own Alluxio {@link CacheManager} holding pages under
- * {@code <directory>/LOCAL/<page size>/<bucket>/<file id>/<page index>}. Consecutive read or write errors past a
- * threshold take the directory out of use, so a failing disk costs cache hits, never queries.
+ * {@code <directory>/LOCAL/<page size>/<bucket>/<file id>/<page index>}. Real I/O failures past a threshold take the
+ * directory out of use ({@link DirectoryHealth}), so a failing disk costs cache hits, never queries; a probe brings it
+ * back once it works.
  */
 final class PageStoreDirectory
         implements AutoCloseable
 {
+    enum WriteResult
+    {
+        /** Stored, or (asynchronous writes) queued to be stored. */
+        WRITTEN,
+        /** Declined by the cache manager with nothing wrong: already present or queued, a lost race, no room. */
+        REFUSED,
+        /** An I/O error: counted toward taking the directory out of use. */
+        FAILED,
+    }
+
+    /** {@link #readFrame} of a page that is gone or damaged: its file vanished or is shorter than its metadata says. */
+    static final int LOST = -1;
+
     private static final Logger log = Logger.get(PageStoreDirectory.class);
+    private static final String PROBE_FILE_ID = "overdrive-probe";
 
     private final Path path;
-    private final long capacityBytes;
     private final CacheManager manager;
-    private final int failureThreshold;
+    private final PageMetaStore metaStore;
+    private final PageStoreDir storeDir;
+    private final FaultReportingPageStore store;
+    private final DirectoryHealth health;
+    private final Optional<Duration> ttl;
+    private final DirectoryOwner owner;
     private final PageCacheStats stats;
-    private final AtomicInteger consecutiveFailures = new AtomicInteger();
-    private final AtomicBoolean disabled = new AtomicBoolean();
     private final long recoveredBytes;
 
-    PageStoreDirectory(Path path, long capacityBytes, CacheManager manager, int failureThreshold, PageCacheStats stats)
+    private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, PageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
-        this.path = requireNonNull(path, "path is null");
-        this.capacityBytes = capacityBytes;
-        this.manager = requireNonNull(manager, "manager is null");
-        this.failureThreshold = failureThreshold;
         this.stats = requireNonNull(stats, "stats is null");
+        this.path = requireNonNull(path, "path is null");
+        this.manager = requireNonNull(manager, "manager is null");
+        this.metaStore = requireNonNull(metaStore, "metaStore is null");
+        this.storeDir = requireNonNull(storeDir, "storeDir is null");
+        this.store = requireNonNull(store, "store is null");
+        this.health = requireNonNull(health, "health is null");
+        this.ttl = requireNonNull(ttl, "ttl is null");
+        this.owner = requireNonNull(owner, "owner is null");
         this.recoveredBytes = usedBytes();
     }
 
-    static PageStoreDirectory open(Path path, long capacityBytes, AlluxioConfiguration configuration, int failureThreshold, PageCacheStats stats)
+    /**
+     * Opens the cache in {@code path} (claimed by the caller), restoring the pages found there. The page store and
+     * metadata are assembled here rather than by Alluxio's factory so that the store can report I/O failures and the
+     * metadata can be asked about scopes and page ages.
+     */
+    static PageStoreDirectory open(Path path, DirectoryOwner owner, AlluxioConfiguration configuration, DirectoryHealth health, Optional<Duration> ttl, PageCacheStats stats)
             throws Exception
     {
+        CacheManagerOptions options = CacheManagerOptions.create(configuration);
+        PageStoreOptions storeOptions = getOnlyElement(options.getPageStoreOptions());
+        FaultReportingPageStore store = new FaultReportingPageStore(PageStore.create(storeOptions), health, stats);
+        PageStoreDir storeDir = new FaultReportingPageStoreDir(storeOptions, store, CacheEvictor.create(options.getCacheEvictorOptions()));
+        // per-scope byte counts (quotas) cost a map entry per page: only when a quota is configured
+        PageMetaStore metaStore = options.isQuotaEnabled()
+                ? new ScopeTrackingPageMetaStore(options.getCacheEvictorOptions(), List.of(storeDir))
+                : new DefaultPageMetaStore(List.of(storeDir));
         // LocalCacheManager itself, not Factory.create's NoExceptionCacheManager wrapper: that one lacks invalidate(),
         // and failures are turned into misses here anyway
-        CacheManagerOptions options = CacheManagerOptions.create(configuration);
-        return new PageStoreDirectory(path, capacityBytes, LocalCacheManager.create(options, PageMetaStore.create(options)), failureThreshold, stats);
+        CacheManager manager = LocalCacheManager.create(options, metaStore);
+        return new PageStoreDirectory(path, manager, metaStore, storeDir, store, health, ttl, owner, stats);
     }
 
     Path path()
@@ -63,14 +110,14 @@ final class PageStoreDirectory
         return path;
     }
 
-    long capacityBytes()
-    {
-        return capacityBytes;
-    }
-
     boolean isEnabled()
     {
-        return !disabled.get();
+        return health.isEnabled();
+    }
+
+    DirectoryHealth health()
+    {
+        return health;
     }
 
     /** Bytes of pages found on disk when the directory was opened (Alluxio restores them synchronously). */
@@ -90,39 +137,65 @@ final class PageStoreDirectory
         return manager.getUsage().map(CacheUsage::used).orElse(0L);
     }
 
-    /** The whole stored frame of the page into {@code buffer}: its length, 0 when absent, -1 on a read error. */
+    /**
+     * The whole stored frame of the page into {@code buffer}: its length; 0 when the page is absent, older than
+     * {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file vanished or is short (the
+     * cache manager then forgets the page).
+     */
     int readFrame(PageId pageId, byte[] buffer)
     {
+        if (ttl.isPresent() && isExpired(pageId)) {
+            deletePage(pageId);
+            return 0;
+        }
+        store.takeFailure();
         try {
             // the ReadTargetBuffer variant reads the whole stored page, whatever its length
             int read = manager.get(pageId, 0, new ByteArrayTargetBuffer(buffer, 0), CacheContext.defaults());
-            if (read < 0) {
-                recordFailure("read");
-                return -1;
+            if (read >= 0) {
+                return read;
             }
-            consecutiveFailures.set(0);
-            return read;
+            return store.takeFailure() ? 0 : LOST;
         }
         catch (RuntimeException e) {
             // Alluxio reports most failures by return value; anything thrown is a failure all the same
-            recordFailure("read: " + e);
-            return -1;
+            stats.recordGetError();
+            health.failed("read", e);
+            return 0;
         }
     }
 
-    boolean writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext)
+    // the background sweep frees the space of expired pages; this check makes sure none is served in the meantime
+    private boolean isExpired(PageId pageId)
     {
+        PageInfo info;
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
         try {
-            if (manager.put(pageId, ByteBuffer.wrap(frame), cacheContext)) {
-                consecutiveFailures.set(0);
-                return true;
-            }
-            recordFailure("write");
+            info = metaStore.getPageInfo(pageId);
+        }
+        catch (PageNotFoundException e) {
             return false;
         }
+        finally {
+            readLock.unlock();
+        }
+        return System.currentTimeMillis() - info.getCreatedTimestamp() >= ttl.orElseThrow().toMillis();
+    }
+
+    WriteResult writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext)
+    {
+        store.takeFailure();
+        try {
+            if (manager.put(pageId, ByteBuffer.wrap(frame), cacheContext)) {
+                return WriteResult.WRITTEN;
+            }
+            return store.takeFailure() ? WriteResult.FAILED : WriteResult.REFUSED;
+        }
         catch (RuntimeException e) {
-            recordFailure("write: " + e);
-            return false;
+            stats.recordPutError();
+            health.failed("write", e);
+            return WriteResult.FAILED;
         }
     }
 
@@ -132,25 +205,49 @@ final class PageStoreDirectory
             return manager.delete(pageId);
         }
         catch (RuntimeException e) {
-            recordFailure("delete: " + e);
+            health.failed("delete", e);
             return false;
         }
     }
 
-    /** Whether adding {@code bytes} in the context's scope goes past the schema's or the table's quota. */
-    boolean atQuota(CacheContext cacheContext, long bytes)
+    /** Bytes of pages of the scope (a schema or a table) in this directory; 0 without quotas. */
+    long scopeBytes(CacheScope scope)
     {
-        CacheScope scope = cacheContext.getCacheScope();
-        while (scope != null && scope != CacheScope.GLOBAL) {
-            long quota = cacheContext.getCacheQuota().getQuota(scope);
-            CacheScope current = scope;
-            long used = manager.getUsage().flatMap(usage -> usage.partitionedBy(CacheUsage.PartitionDescriptor.scope(current))).map(CacheUsage::used).orElse(0L);
-            if (quota >= 0 && quota < Long.MAX_VALUE && used + bytes > quota) {
-                return true;
-            }
-            scope = scope.parent();
+        if (!(metaStore instanceof QuotaPageMetaStore quotaStore)) {
+            return 0;
         }
-        return false;
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return quotaStore.bytes(scope);
+        }
+        finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * Evicts the page of the scope that this directory's eviction policy would evict first; returns its size, or 0
+     * when the scope has no page here.
+     */
+    long evictFromScope(CacheScope scope)
+    {
+        if (!(metaStore instanceof QuotaPageMetaStore quotaStore)) {
+            return 0;
+        }
+        PageInfo victim;
+        Lock writeLock = metaStore.getLock().writeLock();
+        writeLock.lock();
+        try {
+            victim = quotaStore.evict(scope, storeDir);
+        }
+        finally {
+            writeLock.unlock();
+        }
+        if (victim == null) {
+            return 0;
+        }
+        return deletePage(victim.getPageId()) ? victim.getPageSize() : 0;
     }
 
     /** Deletes the file's pages (Alluxio finds them in its in-memory metadata); returns the bytes freed. */
@@ -162,7 +259,7 @@ final class PageStoreDirectory
             return Math.max(0, before - usedBytes());
         }
         catch (RuntimeException e) {
-            recordFailure("delete: " + e);
+            health.failed("delete", e);
             return 0;
         }
     }
@@ -180,24 +277,37 @@ final class PageStoreDirectory
                 manager.invalidate(_ -> true);
             }
             catch (RuntimeException retryFailure) {
-                recordFailure("delete all: " + retryFailure);
+                health.failed("delete all", retryFailure);
             }
         }
     }
 
-    /** Takes the directory out of use now, for a directory that cannot be used from the start. */
-    void disable(String reason)
+    /**
+     * For a directory out of use whose back-off has passed: writes, reads back and deletes a probe page on the disk
+     * itself (past the cache manager, so nothing is counted or cached). Success puts the directory back in use with
+     * the pages it still holds; each is checked against its checksum when read, and a lost one is a miss.
+     */
+    void probeIfDue()
     {
-        if (disabled.compareAndSet(false, true)) {
-            stats.recordDirectoryDisabled();
-            log.error("Overdrive cache directory %s is taken out of use: %s. Reads that would have used it go to remote storage.", path, reason);
+        if (!health.isProbeDue()) {
+            return;
         }
-    }
-
-    private void recordFailure(String operation)
-    {
-        if (consecutiveFailures.incrementAndGet() >= failureThreshold) {
-            disable("%s consecutive cache errors, the last one on %s".formatted(failureThreshold, operation));
+        try {
+            PageId probe = new PageId(PROBE_FILE_ID, ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+            byte[] written = new byte[4096];
+            ThreadLocalRandom.current().nextBytes(written);
+            PageStore disk = store.disk();
+            disk.put(probe, ByteBuffer.wrap(written), false);
+            byte[] read = new byte[written.length];
+            int length = disk.get(probe, 0, read.length, new ByteArrayTargetBuffer(read, 0), false);
+            disk.delete(probe, false);
+            if (length != written.length || !Arrays.equals(read, written)) {
+                throw new IllegalStateException("the probe page read back differs from what was written");
+            }
+            health.restore();
+        }
+        catch (Exception e) {
+            health.probeFailed(e);
         }
     }
 
@@ -205,6 +315,8 @@ final class PageStoreDirectory
     public void close()
             throws Exception
     {
-        manager.close();
+        try (owner) {
+            manager.close();
+        }
     }
 }

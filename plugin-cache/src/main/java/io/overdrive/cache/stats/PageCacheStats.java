@@ -29,15 +29,20 @@ public class PageCacheStats
     private final AtomicLong notCachedNotPreferred = new AtomicLong();
     private final AtomicLong dryRunWouldBeHits = new AtomicLong();
     private final AtomicLong directoriesDisabled = new AtomicLong();
+    private final AtomicLong directoriesRestored = new AtomicLong();
+    private final AtomicLong directoryProbeFailures = new AtomicLong();
+    private final AtomicLong putsRefused = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
     private volatile LongSupplier bytesCached = () -> 0;
     private volatile LongSupplier bytesRecovered = () -> 0;
+    private volatile LongSupplier directoriesOutOfUse = () -> 0;
 
     /** Lets the cache report its current size without the stats holding the cache. */
-    public void setUsageSuppliers(LongSupplier bytesCached, LongSupplier bytesRecovered)
+    public void setUsageSuppliers(LongSupplier bytesCached, LongSupplier bytesRecovered, LongSupplier directoriesOutOfUse)
     {
         this.bytesCached = requireNonNull(bytesCached, "bytesCached is null");
         this.bytesRecovered = requireNonNull(bytesRecovered, "bytesRecovered is null");
+        this.directoriesOutOfUse = requireNonNull(directoriesOutOfUse, "directoriesOutOfUse is null");
     }
 
     public void recordHit(int bytes)
@@ -88,9 +93,6 @@ public class PageCacheStats
         admissionRejections.incrementAndGet();
     }
 
-    {
-    }
-
     public void recordQuotaEviction()
     {
         quotaEvictions.incrementAndGet();
@@ -114,6 +116,21 @@ public class PageCacheStats
     public void recordDirectoryDisabled()
     {
         directoriesDisabled.incrementAndGet();
+    }
+
+    public void recordDirectoryRestored()
+    {
+        directoriesRestored.incrementAndGet();
+    }
+
+    public void recordDirectoryProbeFailure()
+    {
+        directoryProbeFailures.incrementAndGet();
+    }
+
+    public void recordPutRefused()
+    {
+        putsRefused.incrementAndGet();
     }
 
     @Managed(description = "Page reads served from the local cache")
@@ -192,19 +209,19 @@ public class PageCacheStats
         return pagesDeleted.get();
     }
 
-    @Managed(description = "Cache reads that failed (the read went to remote storage)")
+    @Managed(description = "Cache reads that failed with an I/O error (the read went to remote storage)")
     public long getGetErrors()
     {
         return getErrors.get();
     }
 
-    @Managed(description = "Cache writes that failed (the page was not cached)")
+    @Managed(description = "Cache writes that failed with an I/O error (the page was not cached)")
     public long getPutErrors()
     {
         return putErrors.get();
     }
 
-    @Managed(description = "Pages that failed their checksum and were discarded")
+    @Managed(description = "Pages that failed their checksum, or whose files were found short or missing, and were discarded")
     public long getCorruptPages()
     {
         return corruptPages.get();
@@ -240,9 +257,33 @@ public class PageCacheStats
         return dryRunWouldBeHits.get();
     }
 
-    @Managed(description = "Cache directories taken out of use after repeated errors")
+    @Managed(description = "Times a cache directory was taken out of use (unusable at startup, or repeated I/O errors)")
     public long getDirectoriesDisabled()
     {
         return directoriesDisabled.get();
+    }
+
+    @Managed(description = "Cache directories found working again by a probe and put back in use")
+    public long getDirectoriesRestored()
+    {
+        return directoriesRestored.get();
+    }
+
+    @Managed(description = "Probes of directories out of use that failed (the directory stays out, the next probe waits longer)")
+    public long getDirectoryProbeFailures()
+    {
+        return directoryProbeFailures.get();
+    }
+
+    @Managed(description = "Cache directories out of use now")
+    public long getDirectoriesOutOfUse()
+    {
+        return directoriesOutOfUse.getAsLong();
+    }
+
+    @Managed(description = "Pages the cache declined with nothing wrong: already cached or queued for writing, a lost eviction race, no room, larger than a quota")
+    public long getPutsRefused()
+    {
+        return putsRefused.get();
     }
 }

@@ -17,6 +17,8 @@ import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TestPageCacheConfig
@@ -38,7 +40,8 @@ class TestPageCacheConfig
                 .setDryRun(false)
                 .setAdmissionEnabled(true)
                 .setAdmissionMinFrequency(2)
-                .setDirectoryFailureThreshold(10));
+                .setDirectoryFailureThreshold(10)
+                .setDirectoryRetryInterval(new Duration(1, MINUTES)));
     }
 
     @Test
@@ -59,6 +62,7 @@ class TestPageCacheConfig
                 .put("cache.admission", "false")
                 .put("cache.admission.min-frequency", "3")
                 .put("cache.directory-failure-threshold", "5")
+                .put("cache.directory-retry-interval", "30s")
                 .buildOrThrow();
         PageCacheConfig expected = new PageCacheConfig()
                 .setEnabled(true)
@@ -74,7 +78,8 @@ class TestPageCacheConfig
                 .setDryRun(true)
                 .setAdmissionEnabled(false)
                 .setAdmissionMinFrequency(3)
-                .setDirectoryFailureThreshold(5);
+                .setDirectoryFailureThreshold(5)
+                .setDirectoryRetryInterval(new Duration(30, SECONDS));
         assertFullMapping(properties, expected);
     }
 

@@ -19,6 +19,10 @@ class TestPageCacheQuota
 {
     @TempDir
     Path directory;
+    @TempDir
+    Path second;
+    @TempDir
+    Path third;
 
     @Test
     void tableAtItsQuotaEvictsItsOwnPagesOnly()
@@ -26,7 +30,7 @@ class TestPageCacheQuota
     {
         PageCacheStats stats = new PageCacheStats();
         // 1MB quota per table = 254 framed 4kB pages; the cache itself is far larger
-        try (PageCache cache = new PageCache(TestingPages.config(4000 * PAGE_SIZE, directory).setTableQuota(DataSize.of(1, DataSize.Unit.MEGABYTE)), stats)) {
+        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory).setTableQuota(DataSize.of(1, DataSize.Unit.MEGABYTE)), stats)) {
             CacheReadContext small = CacheReadContext.forTable("sales", "small", true);
             CacheReadContext big = CacheReadContext.forTable("sales", "big", true);
             for (int page = 0; page < 100; page++) {
@@ -49,6 +53,37 @@ class TestPageCacheQuota
                 }
             }
             assertThat(bigHits).isBetween(1, 1_048_576 / PAGE_SIZE);
+        }
+    }
+
+    @Test
+    void quotaHoldsForTheWholeCacheNotPerDirectory()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        long quota = DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes();
+        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory, second, third)
+                .setTableQuota(DataSize.ofBytes(quota))
+                .setSchemaQuota(DataSize.ofBytes(2 * quota)), stats)) {
+            // 60 files spread over the three directories, each table writing three times its quota
+            for (int file = 0; file < 60; file++) {
+                for (int page = 0; page < 13; page++) {
+                    write(cache, "orders-" + file, page, CacheReadContext.forTable("sales", "orders", true));
+                }
+            }
+            assertThat(cache.directories()).allSatisfy(directory -> assertThat(directory.usedBytes()).as("every directory holds some of the table").isPositive());
+            assertThat(stats.getBytesCached()).as("the table's pages in all directories together").isLessThanOrEqualTo(quota);
+            assertThat(stats.getBytesCached()).isGreaterThan(quota - 3 * (PAGE_SIZE + PageFrame.TRAILER_SIZE));
+
+            // a second table of the schema: the schema quota, also summed over the directories, holds both
+            for (int file = 0; file < 60; file++) {
+                for (int page = 0; page < 13; page++) {
+                    write(cache, "lineitem-" + file, page, CacheReadContext.forTable("sales", "lineitem", true));
+                }
+            }
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(2 * quota);
+            assertThat(stats.getQuotaEvictions()).isPositive();
+            assertThat(stats.getPutErrors()).isZero();
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 final class TestingPages
 {
     static final int PAGE_SIZE = 4096;
+    static final String CATALOG = "lake";
 
     private TestingPages() {}
 
@@ -23,6 +24,12 @@ final class TestingPages
                 .setMaxSizes(maxBytesPerDirectory * directories.length + "B")
                 .setPageSize(io.airlift.units.DataSize.ofBytes(PAGE_SIZE))
                 .setAdmissionEnabled(false);
+    }
+
+    /** Where the cache of {@link #CATALOG} keeps its pages under one of {@code cache.base-directory}. */
+    static Path catalogDirectory(Path baseDirectory)
+    {
+        return baseDirectory.resolve(CATALOG);
     }
 
     /** The bytes of a page, a pure function of its id, so that any reader can check any hit. */

@@ -1,0 +1,121 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import alluxio.client.file.cache.PageStore;
+import alluxio.exception.PageCorruptedException;
+import alluxio.exception.PageNotFoundException;
+import alluxio.exception.status.ResourceExhaustedException;
+import alluxio.file.ReadTargetBuffer;
+import io.overdrive.cache.stats.PageCacheStats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The directory's Alluxio page store, seen from the disk boundary: the one place where a real I/O failure can be told
+ * apart from the cache manager declining a page (already queued, already present, a lost eviction race), which its
+ * {@code put} reports with the same {@code false}. Only I/O failures count toward taking the directory out of use.
+ * Counts pages as written when they reach the disk, also for asynchronous writes.
+ */
+final class FaultReportingPageStore
+        implements PageStore
+{
+    // replaced when Alluxio resets the directory (it opens a new store then)
+    private volatile PageStore delegate;
+    private final DirectoryHealth health;
+    private final PageCacheStats stats;
+    // set when an operation on this thread failed with an I/O error: the cache manager answers a failed put with the
+    // same false as a declined one, and a failed get with the same -1 as a lost page
+    private final ThreadLocal<Boolean> failedOnThisThread = ThreadLocal.withInitial(() -> false);
+
+    FaultReportingPageStore(PageStore delegate, DirectoryHealth health, PageCacheStats stats)
+    {
+        this.delegate = requireNonNull(delegate, "delegate is null");
+        this.health = requireNonNull(health, "health is null");
+        this.stats = requireNonNull(stats, "stats is null");
+    }
+
+    /** The store on the disk itself, past this one: for probes, which must count nothing. */
+    PageStore disk()
+    {
+        return delegate;
+    }
+
+    void replaceDelegate(PageStore delegate)
+    {
+        this.delegate = requireNonNull(delegate, "delegate is null");
+    }
+
+    /** Whether an operation on this thread failed with an I/O error since the last call; clears the flag. */
+    boolean takeFailure()
+    {
+        boolean failed = failedOnThisThread.get();
+        failedOnThisThread.set(false);
+        return failed;
+    }
+
+    @Override
+    public void put(PageId pageId, ByteBuffer page, boolean isTemporary)
+            throws ResourceExhaustedException, IOException
+    {
+        int bytes = page.remaining();
+        try {
+            delegate.put(pageId, page, isTemporary);
+        }
+        catch (ResourceExhaustedException e) {
+            // a full disk is not a failing disk: the cache manager evicts and retries
+            throw e;
+        }
+        catch (IOException | RuntimeException e) {
+            failedOnThisThread.set(true);
+            stats.recordPutError();
+            health.failed("write", e);
+            throw e;
+        }
+        stats.recordWrite(bytes);
+        health.succeeded();
+    }
+
+    @Override
+    public int get(PageId pageId, int pageOffset, int bytesToRead, ReadTargetBuffer buffer, boolean isTemporary)
+            throws IOException, PageNotFoundException
+    {
+        try {
+            int read = delegate.get(pageId, pageOffset, bytesToRead, buffer, isTemporary);
+            health.succeeded();
+            return read;
+        }
+        catch (PageNotFoundException | PageCorruptedException e) {
+            // a missing or short page file is a lost page, not a failing disk; the cache manager forgets it
+            throw e;
+        }
+        catch (IOException | RuntimeException e) {
+            failedOnThisThread.set(true);
+            stats.recordGetError();
+            health.failed("read", e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void delete(PageId pageId, boolean isTemporary)
+            throws IOException, PageNotFoundException
+    {
+        try {
+            delegate.delete(pageId, isTemporary);
+        }
+        catch (IOException | RuntimeException e) {
+            health.failed("delete", e);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close()
+            throws Exception
+    {
+        delegate.close();
+    }
+}
