@@ -2,6 +2,7 @@ package io.overdrive.cache;
 
 import alluxio.client.file.CacheContext;
 import alluxio.client.file.URIStatus;
+import alluxio.client.file.cache.CacheManager;
 import alluxio.conf.AlluxioConfiguration;
 import alluxio.conf.AlluxioProperties;
 import alluxio.conf.InstancedConfiguration;
@@ -10,6 +11,7 @@ import alluxio.wire.FileInfo;
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
 import com.google.inject.Inject;
+import io.airlift.units.DataSize;
 import io.opentelemetry.api.trace.Tracer;
 import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.page.CacheReadContext;
@@ -22,6 +24,7 @@ import io.trino.filesystem.TrinoInputStream;
 import io.trino.filesystem.alluxio.AlluxioCacheStats;
 import io.trino.filesystem.alluxio.AlluxioInput;
 import io.trino.filesystem.alluxio.AlluxioInputStream;
+import io.trino.filesystem.alluxio.TracingCacheManager;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.spi.catalog.CatalogName;
 import jakarta.annotation.PreDestroy;
@@ -49,11 +52,12 @@ public class OverdriveFileSystemCache
     private final PageCache pageCache;
     private final AlluxioConfiguration readerConfiguration;
     private final AlluxioCacheStats readerStats;
+    private final DataSize pageSize;
 
     @Inject
     public OverdriveFileSystemCache(Tracer tracer, CatalogName catalogName, PageCacheConfig config, PageCacheStats stats)
     {
-        this(tracer, new PageCache(catalogName.toString(), config, stats), stats);
+        this(tracer, PageCache.create(catalogName.toString(), config, stats), stats);
     }
 
     public OverdriveFileSystemCache(Tracer tracer, PageCache pageCache, PageCacheStats stats)
@@ -65,20 +69,27 @@ public class OverdriveFileSystemCache
         properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Integer.toString(pageCache.pageSize()));
         this.readerConfiguration = new InstancedConfiguration(properties);
         this.readerStats = new RemoteReadCountingStats(stats);
+        this.pageSize = DataSize.ofBytes(pageCache.pageSize());
     }
 
     @Override
     public TrinoInput cacheInput(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInput(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString(), CacheReadContext.current()), readerConfiguration, readerStats);
+        return new AlluxioInput(tracer, delegate, key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
     }
 
     @Override
     public TrinoInputStream cacheStream(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInputStream(tracer, delegate, key, status(delegate, key), pageCache.adapterFor(delegate.location().toString(), CacheReadContext.current()), readerConfiguration, readerStats);
+        return new AlluxioInputStream(tracer, delegate, key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
+    }
+
+    // the page cache for this file, with Trino's tracing spans on every get and put, as Trino's own Alluxio cache has
+    private CacheManager cacheManager(TrinoInputFile file, String key)
+    {
+        return new TracingCacheManager(tracer, key, pageSize, pageCache.adapterFor(file.location().toString(), CacheReadContext.current()));
     }
 
     @Override

@@ -52,6 +52,15 @@ final class CacheQuotas
     }
 
     /**
+     * Whether pages of a read that belongs to no known table may be cached: only without quotas, since such pages could
+     * not be held to one (a file opened outside a table scan, such as a delete delta read lazily).
+     */
+    boolean admitsUnscoped()
+    {
+        return !isEnabled();
+    }
+
+    /**
      * Evicts pages of the scope (table first, then its schema) until {@code bytes} more fit within each quota.
      * Returns false when the page can never fit (it is larger than a quota): it is then not cached.
      */

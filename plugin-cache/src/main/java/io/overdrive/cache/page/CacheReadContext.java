@@ -11,6 +11,10 @@ import static java.util.Objects.requireNonNull;
  */
 public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable)
 {
+    /**
+     * A read outside a table scan (a file opened after the page source was created, such as a delete delta read
+     * lazily): cached like any other read, but with no schema or table, so not cached at all when quotas are set.
+     */
     public static final CacheReadContext UNKNOWN = new CacheReadContext(Optional.empty(), Optional.empty(), true);
 
     private static final ThreadLocal<CacheReadContext> CURRENT = ThreadLocal.withInitial(() -> UNKNOWN);

@@ -250,23 +250,28 @@ final class PageStoreDirectory
         return deletePage(victim.getPageId()) ? victim.getPageSize() : 0;
     }
 
-    /** Deletes the file's pages (Alluxio finds them in its in-memory metadata); returns the bytes freed. */
-    long deleteFile(String fileId)
+    /** Pages and bytes removed by a deletion (concurrent writes to the directory can blur them a little). */
+    record Deleted(long pages, long bytes) {}
+
+    /** Deletes the file's pages (Alluxio finds them in its in-memory metadata). */
+    Deleted deleteFile(String fileId)
     {
+        long pagesBefore = pageCount();
+        long bytesBefore = usedBytes();
         try {
-            long before = usedBytes();
             manager.deleteFile(fileId);
-            return Math.max(0, before - usedBytes());
         }
         catch (RuntimeException e) {
             health.failed("delete", e);
-            return 0;
         }
+        return deletedSince(pagesBefore, bytesBefore);
     }
 
     /** Deletes every page, also those restored from disk. Alluxio walks the directory for this: for rare use. */
-    void deleteAll()
+    Deleted deleteAll()
     {
+        long pagesBefore = pageCount();
+        long bytesBefore = usedBytes();
         try {
             manager.invalidate(_ -> true);
         }
@@ -279,6 +284,24 @@ final class PageStoreDirectory
             catch (RuntimeException retryFailure) {
                 health.failed("delete all", retryFailure);
             }
+        }
+        return deletedSince(pagesBefore, bytesBefore);
+    }
+
+    private Deleted deletedSince(long pagesBefore, long bytesBefore)
+    {
+        return new Deleted(Math.max(0, pagesBefore - pageCount()), Math.max(0, bytesBefore - usedBytes()));
+    }
+
+    private long pageCount()
+    {
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return metaStore.numPages();
+        }
+        finally {
+            readLock.unlock();
         }
     }
 

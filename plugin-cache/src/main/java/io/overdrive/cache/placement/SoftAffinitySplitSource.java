@@ -42,7 +42,8 @@ public class SoftAffinitySplitSource
 
     private ConnectorSplit place(ConnectorSplit split)
     {
-        if (!(split instanceof HiveSplit hiveSplit)) {
+        // a split Hive pins to its data's hosts (hive.force-local-scheduling) stays pinned: placement never overrides it
+        if (!(split instanceof HiveSplit hiveSplit) || !hiveSplit.isRemotelyAccessible()) {
             return split;
         }
         Optional<Placement> placement = placer.place(granularity.affinityKey(hiveSplit.getPath(), hiveSplit.getStart()));

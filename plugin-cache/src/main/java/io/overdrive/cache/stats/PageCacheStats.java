@@ -3,7 +3,6 @@ package io.overdrive.cache.stats;
 import org.weakref.jmx.Managed;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -32,17 +31,71 @@ public class PageCacheStats
     private final AtomicLong directoriesRestored = new AtomicLong();
     private final AtomicLong directoryProbeFailures = new AtomicLong();
     private final AtomicLong putsRefused = new AtomicLong();
+    private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
-    private volatile LongSupplier bytesCached = () -> 0;
-    private volatile LongSupplier bytesRecovered = () -> 0;
-    private volatile LongSupplier directoriesOutOfUse = () -> 0;
+    private volatile Usage usage = Usage.NONE;
 
-    /** Lets the cache report its current size without the stats holding the cache. */
-    public void setUsageSuppliers(LongSupplier bytesCached, LongSupplier bytesRecovered, LongSupplier directoriesOutOfUse)
+    /** What the cache holds now, read when a metric is: the stats do not hold the cache itself. */
+    public interface Usage
     {
-        this.bytesCached = requireNonNull(bytesCached, "bytesCached is null");
-        this.bytesRecovered = requireNonNull(bytesRecovered, "bytesRecovered is null");
-        this.directoriesOutOfUse = requireNonNull(directoriesOutOfUse, "directoriesOutOfUse is null");
+        Usage NONE = new Usage()
+        {
+            @Override
+            public long bytesInUse()
+            {
+                return 0;
+            }
+
+            @Override
+            public long bytesStored()
+            {
+                return 0;
+            }
+
+            @Override
+            public long bytesRecovered()
+            {
+                return 0;
+            }
+
+            @Override
+            public long directoriesOutOfUse()
+            {
+                return 0;
+            }
+
+            @Override
+            public long indexedPaths()
+            {
+                return 0;
+            }
+
+            @Override
+            public long indexRetainedBytes()
+            {
+                return 0;
+            }
+        };
+
+        /** Bytes in the directories in use: what can be served. */
+        long bytesInUse();
+
+        /** Bytes in every directory, those out of use included. */
+        long bytesStored();
+
+        long bytesRecovered();
+
+        long directoriesOutOfUse();
+
+        /** Paths known to {@code flush_cache} and {@code expire}, and the heap that index holds. */
+        long indexedPaths();
+
+        long indexRetainedBytes();
+    }
+
+    public void setUsage(Usage usage)
+    {
+        this.usage = requireNonNull(usage, "usage is null");
     }
 
     public void recordHit(int bytes)
@@ -67,9 +120,9 @@ public class PageCacheStats
         bytesWritten.addAndGet(bytes);
     }
 
-    public void recordDelete(long bytes)
+    public void recordDelete(long pages, long bytes)
     {
-        pagesDeleted.incrementAndGet();
+        pagesDeleted.addAndGet(pages);
         bytesDeleted.addAndGet(bytes);
     }
 
@@ -133,6 +186,11 @@ public class PageCacheStats
         putsRefused.incrementAndGet();
     }
 
+    public void recordNotCachedNoTable()
+    {
+        notCachedNoTable.incrementAndGet();
+    }
+
     @Managed(description = "Page reads served from the local cache")
     public long getHits()
     {
@@ -176,19 +234,20 @@ public class PageCacheStats
     @Managed(description = "Bytes now in the cache (stored pages with their checksum trailers)")
     public long getBytesCached()
     {
-        return bytesCached.getAsLong();
+        return usage.bytesInUse();
     }
 
     @Managed(description = "Bytes of pages found on disk at startup and reused")
     public long getBytesRecovered()
     {
-        return bytesRecovered.getAsLong();
+        return usage.bytesRecovered();
     }
 
     @Managed(description = "Bytes that left the cache by eviction (size or TTL), not by explicit deletion")
     public long getBytesEvicted()
     {
-        return Math.max(0, bytesRecovered.getAsLong() + bytesWritten.get() - bytesDeleted.get() - bytesCached.getAsLong());
+        // bytes in directories out of use are not evicted, only unused for now
+        return Math.max(0, usage.bytesRecovered() + bytesWritten.get() - bytesDeleted.get() - usage.bytesStored());
     }
 
     @Managed(description = "Pages written to the cache")
@@ -245,6 +304,12 @@ public class PageCacheStats
         return notCachedNotPreferred.get();
     }
 
+    @Managed(description = "Pages not cached because they belong to no known table (read outside a table scan) while quotas are set")
+    public long getNotCachedNoTable()
+    {
+        return notCachedNoTable.get();
+    }
+
     @Managed(description = "Pages not cached because cache.write-rate-limit was reached")
     public long getRateLimitRejections()
     {
@@ -275,10 +340,22 @@ public class PageCacheStats
         return directoryProbeFailures.get();
     }
 
+    @Managed(description = "Paths whose cached files flush_cache by schema or table and file expiry can find (the most recently cached, up to 1,000,000)")
+    public long getIndexedPaths()
+    {
+        return usage.indexedPaths();
+    }
+
+    @Managed(description = "Heap held by the index of cached paths, estimated")
+    public long getIndexRetainedBytes()
+    {
+        return usage.indexRetainedBytes();
+    }
+
     @Managed(description = "Cache directories out of use now")
     public long getDirectoriesOutOfUse()
     {
-        return directoriesOutOfUse.getAsLong();
+        return usage.directoriesOutOfUse();
     }
 
     @Managed(description = "Pages the cache declined with nothing wrong: already cached or queued for writing, a lost eviction race, no room, larger than a quota")

@@ -21,7 +21,7 @@ public final class PageCacheWriterMain
         Path directory = Path.of(args[0]);
         int pages = Integer.parseInt(args[1]);
         boolean forever = args[2].equals("forever");
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100_000L * TestingPages.PAGE_SIZE, directory), new PageCacheStats())) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100_000L * TestingPages.PAGE_SIZE, directory), new PageCacheStats())) {
             for (int index = 0; forever || index < pages; index++) {
                 PageId pageId = new PageId("file-" + (index / 10), index % 10);
                 cache.write("/file-" + (index / 10), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), CacheReadContext.UNKNOWN);

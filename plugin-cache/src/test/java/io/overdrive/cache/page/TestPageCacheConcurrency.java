@@ -43,7 +43,7 @@ class TestPageCacheConcurrency
         PageCacheStats stats = new PageCacheStats();
         AtomicLong reads = new AtomicLong();
         AtomicLong hits = new AtomicLong();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(60 * PAGE_SIZE, first, second).setAdmissionEnabled(true), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(60 * PAGE_SIZE, first, second).setAdmissionEnabled(true), stats)) {
             ExecutorService executor = Executors.newFixedThreadPool(THREADS);
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> futures = new ArrayList<>();

@@ -42,7 +42,7 @@ class TestPageCacheDirectoryHealth
     {
         PageCacheStats stats = new PageCacheStats();
         // asynchronous writes refuse a page already queued; a small cache makes eviction races likely too
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(40 * PAGE_SIZE, first)
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(40 * PAGE_SIZE, first)
                 .setAsyncWriteEnabled(true)
                 .setDirectoryFailureThreshold(3), stats)) {
             ExecutorService executor = Executors.newFixedThreadPool(THREADS);
@@ -93,7 +93,7 @@ class TestPageCacheDirectoryHealth
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first, second)
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first, second)
                 .setDirectoryFailureThreshold(2)
                 .setDirectoryRetryInterval(new Duration(1, SECONDS)), stats)) {
             List<PageId> pages = new ArrayList<>();
@@ -138,8 +138,8 @@ class TestPageCacheDirectoryHealth
         PageId pageId = new PageId("same-file-id", 0);
         byte[] otherContent = new byte[PAGE_SIZE];
         Arrays.fill(otherContent, (byte) 7);
-        try (PageCache lake = new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), lakeStats);
-                PageCache other = new PageCache("other", TestingPages.config(100 * PAGE_SIZE, first), otherStats)) {
+        try (LocalPageCache lake = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), lakeStats);
+                LocalPageCache other = new LocalPageCache("other", TestingPages.config(100 * PAGE_SIZE, first), otherStats)) {
             write(lake, pageId);
             other.write("/same-file-id", pageId, ByteBuffer.wrap(otherContent), CacheReadContext.UNKNOWN);
             byte[] target = new byte[PAGE_SIZE];
@@ -155,7 +155,7 @@ class TestPageCacheDirectoryHealth
         }
         // after a restart each restores its own pages only
         PageCacheStats restarted = new PageCacheStats();
-        try (PageCache lake = new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), restarted)) {
+        try (LocalPageCache lake = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), restarted)) {
             assertThat(restarted.getBytesRecovered()).isEqualTo(PAGE_SIZE + PageFrame.TRAILER_SIZE);
         }
         assertThat(Files.isDirectory(first.resolve("lake"))).isTrue();
@@ -166,14 +166,14 @@ class TestPageCacheDirectoryHealth
     void secondCacheOnTheSameCatalogDirectoryFailsAtStartup()
             throws Exception
     {
-        try (PageCache unused = new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, second, first), new PageCacheStats()))
+        try (LocalPageCache unused = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, second, first), new PageCacheStats()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Overdrive cache directory %s is already in use by catalog 'lake'", first.resolve("lake"))
                     .hasMessageContaining("give each Trino process its own cache.base-directory");
         }
         // released on close: the next cache of the catalog starts
-        new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, second, first), new PageCacheStats()).close();
+        new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, second, first), new PageCacheStats()).close();
     }
 
     @Test
@@ -186,7 +186,7 @@ class TestPageCacheDirectoryHealth
         try {
             ProcessHandle handle = other.toHandle();
             Files.writeString(owner, handle.pid() + " " + handle.info().startInstant().orElseThrow().toEpochMilli());
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats()))
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("is already in use by catalog 'lake' of the Trino process with pid " + handle.pid());
         }
@@ -194,7 +194,7 @@ class TestPageCacheDirectoryHealth
             other.destroyForcibly().waitFor();
         }
         // the same claim once that process is gone: taken over
-        try (PageCache cache = new PageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
+        try (LocalPageCache cache = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
             assertThat(Files.readString(owner)).startsWith(ProcessHandle.current().pid() + " ");
         }
         assertThat(Files.exists(owner)).as("the claim goes with the cache").isFalse();

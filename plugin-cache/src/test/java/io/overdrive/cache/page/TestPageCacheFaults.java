@@ -37,7 +37,7 @@ class TestPageCacheFaults
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first), stats)) {
             List<PageId> pages = writePages(cache, "file", 5);
             Path victim = pageFile(first, pages.get(2));
             try (RandomAccessFile file = new RandomAccessFile(victim.toFile(), "rw")) {
@@ -62,7 +62,7 @@ class TestPageCacheFaults
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first), stats)) {
             List<PageId> pages = writePages(cache, "file", 3);
             // what a crash in the middle of writing a page leaves behind
             try (RandomAccessFile file = new RandomAccessFile(pageFile(first, pages.get(1)).toFile(), "rw")) {
@@ -83,7 +83,7 @@ class TestPageCacheFaults
         Path notADirectory = first.resolve("file-in-the-way");
         Files.writeString(notADirectory, "x");
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, notADirectory, second), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, notADirectory, second), stats)) {
             assertThat(stats.getDirectoriesDisabled()).isEqualTo(1);
             List<PageId> pages = writePages(cache, "file", 20);
             assertReadsBack(cache, pages, List.of(0, 5, 10, 19));
@@ -95,7 +95,7 @@ class TestPageCacheFaults
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first, second).setDirectoryFailureThreshold(3), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first, second).setDirectoryFailureThreshold(3), stats)) {
             List<PageId> pages = new java.util.ArrayList<>();
             for (int file = 0; file < 20; file++) {
                 pages.addAll(writePages(cache, "file-" + file, 3));
@@ -132,7 +132,7 @@ class TestPageCacheFaults
         try {
             PageCacheStats stats = new PageCacheStats();
             // the configured size is far above what the disk holds
-            try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(1000 * PAGE_SIZE, mount).setDirectoryFailureThreshold(1000), stats)) {
+            try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(1000 * PAGE_SIZE, mount).setDirectoryFailureThreshold(1000), stats)) {
                 List<PageId> pages = writePages(cache, "file", 60);
                 // Alluxio meets ENOSPC by evicting until the page fits: the cache shrinks to the real disk
                 assertThat(stats.getBytesCached()).isLessThanOrEqualTo(64 * 1024);
@@ -162,7 +162,7 @@ class TestPageCacheFaults
         assumeTrue(mountTmpfs(mount, "size=4m"), "needs permission to mount tmpfs (root on Linux)");
         try {
             PageCacheStats stats = new PageCacheStats();
-            try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(500 * PAGE_SIZE, mount).setDirectoryFailureThreshold(1000), stats)) {
+            try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(500 * PAGE_SIZE, mount).setDirectoryFailureThreshold(1000), stats)) {
                 List<PageId> pages = writePages(cache, "file", 10);
                 assertThat(run("mount", "-o", "remount,ro", mount.toString())).isTrue();
                 assertReadsBack(cache, pages, List.of(0, 3, 9));

@@ -59,7 +59,7 @@ class TestPageCacheModel
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(10_000 * PAGE_SIZE, first), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(10_000 * PAGE_SIZE, first), stats)) {
             Random random = new Random(5);
             for (int i = 0; i < 2_000; i++) {
                 PageId pageId = new PageId("file-" + random.nextInt(50), random.nextInt(20));
@@ -83,7 +83,7 @@ class TestPageCacheModel
         Map<String, Integer> versions = new HashMap<>();
         long reads = 0;
         long hitBytes = 0;
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(bytesPerDirectory, base, other).setAdmissionEnabled(admission), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(bytesPerDirectory, base, other).setAdmissionEnabled(admission), stats)) {
             Random random = new Random(seed);
             byte[] target = new byte[PAGE_SIZE + 10];
             for (int operation = 0; operation < operations; operation++) {

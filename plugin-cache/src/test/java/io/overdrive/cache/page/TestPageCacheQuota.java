@@ -30,7 +30,7 @@ class TestPageCacheQuota
     {
         PageCacheStats stats = new PageCacheStats();
         // 1MB quota per table = 254 framed 4kB pages; the cache itself is far larger
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory).setTableQuota(DataSize.of(1, DataSize.Unit.MEGABYTE)), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory).setTableQuota(DataSize.of(1, DataSize.Unit.MEGABYTE)), stats)) {
             CacheReadContext small = CacheReadContext.forTable("sales", "small", true);
             CacheReadContext big = CacheReadContext.forTable("sales", "big", true);
             for (int page = 0; page < 100; page++) {
@@ -62,7 +62,7 @@ class TestPageCacheQuota
     {
         PageCacheStats stats = new PageCacheStats();
         long quota = DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory, second, third)
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory, second, third)
                 .setTableQuota(DataSize.ofBytes(quota))
                 .setSchemaQuota(DataSize.ofBytes(2 * quota)), stats)) {
             // 60 files spread over the three directories, each table writing three times its quota

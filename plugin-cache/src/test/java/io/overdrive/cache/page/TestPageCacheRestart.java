@@ -36,7 +36,7 @@ class TestPageCacheRestart
         assertThat(writer.exitValue()).isZero();
 
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100_000L * PAGE_SIZE, directory), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100_000L * PAGE_SIZE, directory), stats)) {
             assertThat(stats.getBytesRecovered()).isPositive();
             for (int index = 0; index < 200; index++) {
                 PageId pageId = new PageId("file-" + (index / 10), index % 10);
@@ -76,7 +76,7 @@ class TestPageCacheRestart
         }
 
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100_000L * PAGE_SIZE, directory), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100_000L * PAGE_SIZE, directory), stats)) {
             int hits = 0;
             byte[] target = new byte[PAGE_SIZE];
             for (Path pageFile : pageFiles) {

@@ -27,7 +27,7 @@ class TestPageCacheTtl
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, directory).setTtl(new Duration(3, SECONDS)), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, directory).setTtl(new Duration(3, SECONDS)), stats)) {
             PageId pageId = new PageId("file", 0);
             cache.write("/file", pageId, ByteBuffer.wrap(TestingPages.content(pageId, PAGE_SIZE)), CacheReadContext.UNKNOWN);
             long written = System.nanoTime();

@@ -26,7 +26,7 @@ class TestScanResistance
             throws Exception
     {
         PageCacheStats stats = new PageCacheStats();
-        try (PageCache cache = new PageCache(TestingPages.CATALOG, TestingPages.config(50 * PAGE_SIZE, directory).setAdmissionEnabled(true), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(50 * PAGE_SIZE, directory).setAdmissionEnabled(true), stats)) {
             // the hot set fills the cache, read by many queries (each query opens the file anew)
             for (int query = 0; query < 3; query++) {
                 readFile(cache, "hot", 60);

@@ -11,19 +11,20 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * the joining worker now wins, or the leaving worker used to win, change their first choice (1/N of them).
  * <p>
  * Every function is a fixed 64-bit computation over the UTF-8 bytes, so coordinators and workers on any JVM agree.
+ * Public for the page cache, which spreads files over its directories the same way.
  */
-final class RendezvousHashing
+public final class RendezvousHashing
 {
     private static final HashFunction HASH = murmur3_128();
 
     private RendezvousHashing() {}
 
-    static long hashKey(String key)
+    public static long hashKey(String key)
     {
         return HASH.hashString(key, UTF_8).asLong();
     }
 
-    static long hashNode(String nodeId)
+    public static long hashNode(String nodeId)
     {
         return HASH.hashString(nodeId, UTF_8).asLong();
     }
@@ -33,7 +34,7 @@ final class RendezvousHashing
      * SplittableRandom) makes the weights of one key over different workers behave as independent draws, which a
      * plain XOR would not.
      */
-    static long score(long keyHash, long nodeHash)
+    public static long score(long keyHash, long nodeHash)
     {
         long z = keyHash ^ nodeHash;
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
@@ -45,7 +46,7 @@ final class RendezvousHashing
      * Whether the worker at index {@code a} ranks before the one at {@code b}. Ties in the 64-bit score, however
      * unlikely, go to the lower index, i.e. the smaller node id, so the order is total and deterministic.
      */
-    static boolean ranksBefore(long scoreA, int a, long scoreB, int b)
+    public static boolean ranksBefore(long scoreA, int a, long scoreB, int b)
     {
         return scoreA > scoreB || (scoreA == scoreB && a < b);
     }

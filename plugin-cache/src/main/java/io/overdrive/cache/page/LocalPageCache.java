@@ -1,0 +1,330 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.CacheContext;
+import alluxio.client.file.cache.PageId;
+import alluxio.client.quota.CacheScope;
+import com.google.common.base.Ticker;
+import com.google.common.collect.ImmutableList;
+import io.airlift.log.Logger;
+import io.airlift.units.Duration;
+import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.stats.PageCacheStats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Predicate;
+
+import static io.airlift.concurrent.Threads.daemonThreadsNamed;
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
+/**
+ * The page cache on local disks: pages kept in local directories, each page stored with a checksum
+ * ({@link PageFrame}) by an Alluxio cache manager per directory ({@link PageStoreDirectory}). A file's pages all live in
+ * one directory ({@link DirectoryChooser}). Each catalog keeps its pages in its own subdirectory of every
+ * {@code cache.base-directory}, claimed while it runs ({@link DirectoryOwner}).
+ */
+final class LocalPageCache
+        implements PageCache
+{
+    private static final Logger log = Logger.get(PageCache.class);
+
+    private final int pageSize;
+    private final List<PageStoreDirectory> directories;
+    private final DirectoryChooser chooser;
+    private final WriteGate writeGate;
+    private final CacheQuotas quotas;
+    private final PageCacheStats stats;
+    private final ThreadLocal<byte[]> frameBuffers;
+    private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
+    private final ScheduledExecutorService prober;
+
+    /**
+     * Opens the cache of catalog {@code catalog}: in each of {@code cache.base-directory}, the subdirectory named after
+     * the catalog, so that catalogs sharing a disk never touch each other's pages.
+     *
+     * @throws IllegalStateException when another Trino process (or node in this JVM) already uses one of them
+     */
+    LocalPageCache(String catalog, PageCacheConfig config, PageCacheStats stats)
+    {
+        requireNonNull(catalog, "catalog is null");
+        requireNonNull(config, "config is null");
+        this.stats = requireNonNull(stats, "stats is null");
+        this.pageSize = Math.toIntExact(config.getPageSize().toBytes());
+        int frameSize = pageSize + PageFrame.TRAILER_SIZE;
+        this.frameBuffers = ThreadLocal.withInitial(() -> new byte[frameSize]);
+        this.writeGate = new WriteGate(config, stats);
+        this.quotas = new CacheQuotas(config.getSchemaQuota(), config.getTableQuota(), stats);
+        this.directories = openDirectories(catalog, config, stats);
+        this.chooser = new DirectoryChooser(directories);
+        this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
+        stats.setUsage(new DirectoriesUsage(directories, fileIndex));
+    }
+
+    private static List<PageStoreDirectory> openDirectories(String catalog, PageCacheConfig config, PageCacheStats stats)
+    {
+        List<PageStoreDirectory> directories = new ArrayList<>();
+        List<String> paths = config.getBaseDirectories();
+        try {
+            for (int i = 0; i < paths.size(); i++) {
+                Path base = Path.of(paths.get(i)).toAbsolutePath();
+                Path path = base.resolve(catalog);
+                long capacity = config.maxSizePerDirectory().get(i).toBytes();
+                warnAboutEarlierLayout(base);
+                Optional<String> unusable = prepare(path);
+                // throws, failing the catalog, when another cache uses the directory
+                Optional<DirectoryOwner> owner = unusable.isPresent() ? Optional.empty() : DirectoryOwner.claim(path, catalog);
+                if (unusable.isEmpty() && owner.isEmpty()) {
+                    unusable = Optional.of("cannot write " + path.resolve(DirectoryOwner.FILE_NAME));
+                }
+                if (unusable.isPresent()) {
+                    // never opened, so never probed: a directory that does not work at startup stays out until restart
+                    stats.recordDirectoryDisabled();
+                    log.error("Overdrive cache directory %s cannot be used (%s); it is left out until the catalog restarts", path, unusable.get());
+                    continue;
+                }
+                DirectoryHealth health = new DirectoryHealth(path, config.getDirectoryFailureThreshold(), config.getDirectoryRetryInterval(), Ticker.systemTicker(), stats);
+                try {
+                    directories.add(PageStoreDirectory.open(path, owner.get(), AlluxioCacheOptions.forDirectory(config, path, capacity), health, config.getTtl(), stats));
+                }
+                catch (Exception e) {
+                    owner.get().close();
+                    stats.recordDirectoryDisabled();
+                    log.error(e, "Overdrive cache directory %s cannot be used; it is left out until the catalog restarts", path);
+                }
+            }
+        }
+        catch (RuntimeException e) {
+            directories.forEach(LocalPageCache::closeQuietly);
+            throw e;
+        }
+        return ImmutableList.copyOf(directories);
+    }
+
+    // pages of Overdrive versions before catalogs had their own subdirectories are never read again
+    private static void warnAboutEarlierLayout(Path base)
+    {
+        if (Files.isDirectory(base.resolve("LOCAL"))) {
+            log.warn("%s holds cached pages in the layout of an earlier Overdrive version, which are not used: delete %s to free the space", base, base.resolve("LOCAL"));
+        }
+    }
+
+    // creates the directory if needed; an unusable one is reported, not fatal
+    private static Optional<String> prepare(Path path)
+    {
+        try {
+            Files.createDirectories(path);
+        }
+        catch (IOException | RuntimeException e) {
+            return Optional.of("cannot create it: " + e.getMessage());
+        }
+        if (!Files.isWritable(path) || !Files.isReadable(path)) {
+            return Optional.of("it is not readable and writable by this process");
+        }
+        return Optional.empty();
+    }
+
+    // one daemon thread per catalog probes the directories out of use once their back-off has passed
+    private static ScheduledExecutorService startProber(String catalog, List<PageStoreDirectory> directories, Duration retryInterval)
+    {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(daemonThreadsNamed("overdrive-cache-probe-" + catalog));
+        long periodMillis = Math.clamp(retryInterval.toMillis() / 2, 100, 1000);
+        executor.scheduleWithFixedDelay(() -> directories.forEach(PageStoreDirectory::probeIfDue), periodMillis, periodMillis, MILLISECONDS);
+        return executor;
+    }
+
+    private static void closeQuietly(AutoCloseable closeable)
+    {
+        try {
+            closeable.close();
+        }
+        catch (Exception e) {
+            log.warn(e, "Failed to close %s", closeable);
+        }
+    }
+
+    @Override
+    public int pageSize()
+    {
+        return pageSize;
+    }
+
+    @Override
+    public int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
+    {
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            stats.recordMiss();
+            return 0;
+        }
+        byte[] frame = frameBuffers.get();
+        int stored = directory.get().readFrame(pageId, frame);
+        if (stored == PageStoreDirectory.LOST) {
+            // its file vanished or was cut short: a damaged page, already forgotten by the directory
+            stats.recordCorruptPage();
+        }
+        if (stored <= 0) {
+            stats.recordMiss();
+            return 0;
+        }
+        int pageLength = PageFrame.verify(frame, stored);
+        if (pageLength < 0) {
+            stats.recordCorruptPage();
+            if (directory.get().deletePage(pageId)) {
+                stats.recordDelete(1, stored);
+            }
+            stats.recordMiss();
+            return 0;
+        }
+        int bytes = Math.min(length, pageLength - pageOffset);
+        if (bytes <= 0) {
+            stats.recordMiss();
+            return 0;
+        }
+        System.arraycopy(frame, pageOffset, target, targetOffset, bytes);
+        stats.recordHit(bytes);
+        return bytes;
+    }
+
+    @Override
+    public void recordAccess(PageId pageId)
+    {
+        writeGate.recordAccess(pageId);
+    }
+
+    @Override
+    public void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context)
+    {
+        if (!context.cacheable()) {
+            stats.recordNotCachedNotPreferred();
+            return;
+        }
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            return;
+        }
+        int frameLength = page.remaining() + PageFrame.TRAILER_SIZE;
+        // Alluxio's own view of "would evict": it evicts below the configured size (it reserves room for its overhead)
+        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
+            return;
+        }
+        if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {
+            stats.recordNotCachedNoTable();
+            return;
+        }
+        CacheContext cacheContext = CacheContext.defaults();
+        Optional<CacheScope> scope = quotas.scope(context);
+        if (scope.isPresent()) {
+            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
+                stats.recordPutRefused();
+                return;
+            }
+            cacheContext.setCacheScope(scope.get());
+        }
+        switch (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext)) {
+            // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
+            case WRITTEN -> fileIndex.add(path, pageId.getFileId());
+            case REFUSED -> stats.recordPutRefused();
+            case FAILED -> {}
+        }
+    }
+
+    @Override
+    public void deleteFile(String fileId)
+    {
+        chooser.directoryFor(fileId).ifPresent(directory -> {
+            PageStoreDirectory.Deleted deleted = directory.deleteFile(fileId);
+            if (deleted.pages() > 0) {
+                stats.recordDelete(deleted.pages(), deleted.bytes());
+            }
+        });
+        fileIndex.remove(fileId);
+    }
+
+    @Override
+    public void expire(String path)
+    {
+        for (String fileId : fileIndex.fileIds(path)) {
+            deleteFile(fileId);
+        }
+    }
+
+    @Override
+    public void invalidatePaths(Predicate<String> paths)
+    {
+        for (String fileId : fileIndex.fileIds(paths)) {
+            deleteFile(fileId);
+        }
+    }
+
+    @Override
+    public void invalidateAll()
+    {
+        for (PageStoreDirectory directory : directories) {
+            PageStoreDirectory.Deleted deleted = directory.deleteAll();
+            stats.recordDelete(deleted.pages(), deleted.bytes());
+        }
+        fileIndex.clear();
+    }
+
+    private record DirectoriesUsage(List<PageStoreDirectory> directories, FileIndex fileIndex)
+            implements PageCacheStats.Usage
+    {
+        @Override
+        public long indexedPaths()
+        {
+            return fileIndex.paths();
+        }
+
+        @Override
+        public long indexRetainedBytes()
+        {
+            return fileIndex.retainedBytes();
+        }
+
+        @Override
+        public long bytesInUse()
+        {
+            return directories.stream().filter(PageStoreDirectory::isEnabled).mapToLong(PageStoreDirectory::usedBytes).sum();
+        }
+
+        @Override
+        public long bytesStored()
+        {
+            return directories.stream().mapToLong(PageStoreDirectory::usedBytes).sum();
+        }
+
+        @Override
+        public long bytesRecovered()
+        {
+            return directories.stream().mapToLong(PageStoreDirectory::recoveredBytes).sum();
+        }
+
+        @Override
+        public long directoriesOutOfUse()
+        {
+            return directories.stream().filter(directory -> !directory.isEnabled()).count();
+        }
+    }
+
+    List<PageStoreDirectory> directories()
+    {
+        return directories;
+    }
+
+    @Override
+    public void close()
+    {
+        prober.shutdownNow();
+        for (PageStoreDirectory directory : directories) {
+            closeQuietly(directory);
+        }
+    }
+}

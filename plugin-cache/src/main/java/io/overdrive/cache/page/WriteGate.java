@@ -1,0 +1,53 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import com.google.common.util.concurrent.RateLimiter;
+import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.stats.PageCacheStats;
+
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Whether a page offered to the cache is written at all: TinyLFU admission ({@code cache.admission}) once caching it
+ * would evict, then the write-rate limit ({@code cache.write-rate-limit}). The same for the real cache and the dry run,
+ * so that a dry run predicts what the cache would hold.
+ */
+final class WriteGate
+{
+    private final Optional<AdmissionFilter> admission;
+    private final Optional<RateLimiter> writeRateLimiter;
+    private final PageCacheStats stats;
+
+    WriteGate(PageCacheConfig config, PageCacheStats stats)
+    {
+        long totalBytes = config.maxSizePerDirectory().stream().mapToLong(size -> size.toBytes()).sum();
+        long pageSize = config.getPageSize().toBytes();
+        this.admission = config.isAdmissionEnabled()
+                ? Optional.of(new AdmissionFilter(Math.max(1, totalBytes / pageSize), config.getAdmissionMinFrequency()))
+                : Optional.empty();
+        this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create(limit.toBytes()));
+        this.stats = requireNonNull(stats, "stats is null");
+    }
+
+    void recordAccess(PageId pageId)
+    {
+        admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
+    }
+
+    /** Whether to write the page; {@code wouldEvict}: whether caching it now would push another page out. */
+    boolean admits(PageId pageId, int frameLength, boolean wouldEvict)
+    {
+        // admission guards eviction only (as in W-TinyLFU): while there is room every page is welcome
+        if (admission.isPresent() && wouldEvict && !admission.get().admits(pageId.getFileId(), pageId.getPageIndex())) {
+            stats.recordAdmissionRejection();
+            return false;
+        }
+        if (writeRateLimiter.isPresent() && !writeRateLimiter.get().tryAcquire(frameLength)) {
+            stats.recordRateLimitRejection();
+            return false;
+        }
+        return true;
+    }
+}
