@@ -22,7 +22,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * In-JVM Trino (coordinator + 2 workers, talking HTTP) with an {@code overdrive} catalog ({@code overdrive_hive}) and
- * a stock {@code hive} catalog over the same file metastore and warehouse on real HDFS, plus {@code tpch}.
+ * a stock {@code hive} catalog over the same file metastore and warehouse on real HDFS, plus {@code tpch}. Data is
+ * read on the workers only unless {@link Builder#includeCoordinator} says the coordinator runs splits too.
  */
 public final class OverdriveQueryRunner
 {
@@ -42,6 +43,7 @@ public final class OverdriveQueryRunner
         private final HdfsCluster hdfs;
         private final String name;
         private int workers = 2;
+        private boolean includeCoordinator;
         private final Map<String, String> overdriveProperties = new LinkedHashMap<>();
         private final Map<String, Map.Entry<String, Map<String, String>>> extraCatalogs = new LinkedHashMap<>();
         private List<TpchTable<?>> initialTables = List.of();
@@ -55,6 +57,16 @@ public final class OverdriveQueryRunner
         public Builder workers(int workers)
         {
             this.workers = workers;
+            return this;
+        }
+
+        /**
+         * Trino's {@code node-scheduler.include-coordinator} (its default is {@code true}; off here unless asked, as in
+         * a production cluster): with it the coordinator runs splits, and so caches, as a worker does.
+         */
+        public Builder includeCoordinator(boolean includeCoordinator)
+        {
+            this.includeCoordinator = includeCoordinator;
             return this;
         }
 
@@ -90,8 +102,7 @@ public final class OverdriveQueryRunner
             long start = System.nanoTime();
             DistributedQueryRunner queryRunner = DistributedQueryRunner.builder(session)
                     .setWorkerCount(workers)
-                    // data is read on workers only, as in a production cluster
-                    .addCoordinatorProperty("node-scheduler.include-coordinator", "false")
+                    .addCoordinatorProperty("node-scheduler.include-coordinator", String.valueOf(includeCoordinator))
                     .build();
             try {
                 queryRunner.installPlugin(new TpchPlugin());
@@ -113,7 +124,7 @@ public final class OverdriveQueryRunner
                 // the file metastore puts the schema's directory under hive.metastore.catalog.dir on HDFS
                 queryRunner.execute("CREATE SCHEMA %s.%s".formatted(OVERDRIVE_CATALOG, SCHEMA));
                 copyTpchTables(queryRunner, "tpch", TINY_SCHEMA_NAME, session, initialTables);
-                System.out.printf("[overdrive-it] query runner %s ready (%s workers, %s tables) in %.1fs%n", name, workers, initialTables.size(), (System.nanoTime() - start) / 1e9);
+                System.out.printf("[overdrive-it] query runner %s ready (%s workers%s, %s tables) in %.1fs%n", name, workers, includeCoordinator ? " and the coordinator" : "", initialTables.size(), (System.nanoTime() - start) / 1e9);
                 return queryRunner;
             }
             catch (Throwable e) {

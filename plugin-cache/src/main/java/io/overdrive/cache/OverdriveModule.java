@@ -12,16 +12,23 @@ public class OverdriveModule
         extends AbstractConfigurationAwareModule
 {
     private final boolean coordinator;
+    private final boolean runsSplits;
 
-    public OverdriveModule(boolean coordinator)
+    /**
+     * @param coordinator this node is the coordinator: it places splits
+     * @param runsSplits this node runs splits, and so reads and caches data pages: every worker, and the coordinator
+     * when {@code node-scheduler.include-coordinator=true}
+     */
+    public OverdriveModule(boolean coordinator, boolean runsSplits)
     {
         this.coordinator = coordinator;
+        this.runsSplits = runsSplits;
     }
 
     @Override
     protected void setup(Binder binder)
     {
-        install(new PageCacheModule(coordinator));
+        install(new PageCacheModule(runsSplits));
         install(new NodeSelectionModule(coordinator));
     }
 }

@@ -15,16 +15,18 @@ import static org.weakref.jmx.guice.ExportBinder.newExporter;
 
 /**
  * Binds Overdrive's page cache into the Hive connector's file system seam ({@link TrinoFileSystemCache}) when
- * {@code cache.enabled=true}. Coordinators read no data pages, so they never cache.
+ * {@code cache.enabled=true} on a node that runs splits: every worker, and the coordinator when
+ * {@code node-scheduler.include-coordinator=true}. A coordinator that runs no splits reads no data pages; it still
+ * validates the {@code cache.*} properties, so a bad catalog fails there too.
  */
 public class PageCacheModule
         extends AbstractConfigurationAwareModule
 {
-    private final boolean coordinator;
+    private final boolean runsSplits;
 
-    public PageCacheModule(boolean coordinator)
+    public PageCacheModule(boolean runsSplits)
     {
-        this.coordinator = coordinator;
+        this.runsSplits = runsSplits;
     }
 
     @Override
@@ -40,7 +42,7 @@ public class PageCacheModule
             throw new IllegalArgumentException("cache.enabled=true (Overdrive's page cache) and fs.cache.enabled=true (Trino's file system cache) cannot be used in one catalog: remove fs.cache.enabled, or set cache.enabled=false");
         }
 
-        if (coordinator) {
+        if (!runsSplits) {
             return;
         }
         binder.bind(PageCacheStats.class).in(SINGLETON);

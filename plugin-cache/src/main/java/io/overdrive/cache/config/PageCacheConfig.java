@@ -12,10 +12,12 @@ import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.NotNull;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MINUTES;
 
 /**
@@ -26,7 +28,16 @@ public class PageCacheConfig
     public enum EvictionPolicy
     {
         LRU,
-        LFU,
+        LFU;
+
+        /** Case-insensitive, '-' for '_', as Airlift's own enum coercion; empty for an unknown name. */
+        static Optional<EvictionPolicy> fromName(String name)
+        {
+            requireNonNull(name, "name is null");
+            return Arrays.stream(values())
+                    .filter(policy -> policy.name().equalsIgnoreCase(name.strip().replace('-', '_')))
+                    .findFirst();
+        }
     }
 
     private boolean enabled;
@@ -102,17 +113,20 @@ public class PageCacheConfig
         return this;
     }
 
-    @NotNull
+    // null only after an unknown name was set (see below)
+    @NotNull(message = "cache.eviction-policy must be one of LRU, LFU")
     public EvictionPolicy getEvictionPolicy()
     {
         return evictionPolicy;
     }
 
+    // a String setter so that an unknown name fails validation with the allowed values: Airlift's enum coercion does
+    // not list them, and it reports an exception thrown by a setter without its message or the property's name
     @Config("cache.eviction-policy")
     @ConfigDescription("Which page to evict when the cache is full: LRU or LFU")
-    public PageCacheConfig setEvictionPolicy(EvictionPolicy evictionPolicy)
+    public PageCacheConfig setEvictionPolicy(String evictionPolicy)
     {
-        this.evictionPolicy = evictionPolicy;
+        this.evictionPolicy = EvictionPolicy.fromName(evictionPolicy).orElse(null);
         return this;
     }
 

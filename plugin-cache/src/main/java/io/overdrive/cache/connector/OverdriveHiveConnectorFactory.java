@@ -2,10 +2,11 @@ package io.overdrive.cache.connector;
 
 import com.google.inject.Injector;
 import com.google.inject.Key;
-import com.google.inject.Module;
 import com.google.inject.TypeLiteral;
+import io.airlift.log.Logger;
 import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdriveModule;
+import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.stats.PageCacheStats;
@@ -15,6 +16,7 @@ import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.metastore.HiveMetastoreFactory;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
+import io.trino.spi.Node;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
@@ -35,6 +37,8 @@ public class OverdriveHiveConnectorFactory
         implements ConnectorFactory
 {
     public static final String CONNECTOR_NAME = "overdrive_hive";
+
+    private static final Logger log = Logger.get(OverdriveHiveConnectorFactory.class);
 
     private final OverdriveBuildInfo buildInfo;
 
@@ -63,15 +67,21 @@ public class OverdriveHiveConnectorFactory
         // the stock factory checks this in create(); createConnector() does not, so a mismatched install would
         // otherwise fail later with linkage errors deep inside the Hive connector
         checkSpiVersion(context.getSpiVersion());
+        boolean coordinator = context.getCurrentNode().isCoordinator();
+        boolean runsSplits = runsSplits(context);
         Connector hive = HiveConnectorFactory.createConnector(
                 catalogName,
                 config,
                 context,
-                () -> overdriveModule(context),
+                // Overdrive's features, installed last, after every Hive module
+                () -> new OverdriveModule(coordinator, runsSplits),
                 Optional.empty(),
                 false,
                 Optional.empty());
         Injector injector = ((HiveConnector) hive).getInjector();
+        if (coordinator) {
+            logCoordinatorRole(catalogName, runsSplits, injector.getInstance(PageCacheConfig.class).isEnabled());
+        }
         Supplier<Optional<OverdriveFileSystemCache>> cache = () -> injector.getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}))
                 .filter(OverdriveFileSystemCache.class::isInstance)
                 .map(OverdriveFileSystemCache.class::cast);
@@ -81,7 +91,7 @@ public class OverdriveHiveConnectorFactory
                 new OverdriveSplitManager(
                         hive.getSplitManager(),
                         context.getNodeManager(),
-                        context.getCurrentNode().isCoordinator() ? Optional.of(injector.getInstance(SplitPlacerFactory.class)) : Optional.empty(),
+                        coordinator ? Optional.of(injector.getInstance(SplitPlacerFactory.class)) : Optional.empty(),
                         injector.getInstance(NodeSelectionConfig.class).getAffinityGranularity()),
                 Set.of(new FlushCacheTableFunction(injector.getInstance(HiveMetastoreFactory.class))),
                 new FlushCacheFunctionProvider(
@@ -99,9 +109,28 @@ public class OverdriveHiveConnectorFactory
         }
     }
 
-    // Overdrive's features, installed last, after every Hive module
-    private static Module overdriveModule(ConnectorContext context)
+    /**
+     * Whether this node runs splits, and so reads data pages and caches them: every worker, and the coordinator when
+     * {@code node-scheduler.include-coordinator=true}, which is exactly when Trino's node manager lists the coordinator
+     * among the worker nodes (on the coordinator itself too, before it has announced itself). Workers cannot list nodes.
+     */
+    static boolean runsSplits(ConnectorContext context)
     {
-        return new OverdriveModule(context.getCurrentNode().isCoordinator());
+        Node currentNode = context.getCurrentNode();
+        return !currentNode.isCoordinator() || context.getNodeManager().getWorkerNodes().stream()
+                .anyMatch(node -> node.getNodeIdentifier().equals(currentNode.getNodeIdentifier()));
+    }
+
+    private static void logCoordinatorRole(String catalogName, boolean runsSplits, boolean cacheEnabled)
+    {
+        if (!runsSplits) {
+            log.info("Catalog %s: this coordinator runs no splits (node-scheduler.include-coordinator=false), so it does not cache", catalogName);
+        }
+        else if (cacheEnabled) {
+            log.info("Catalog %s: this coordinator runs splits (node-scheduler.include-coordinator=true), so it caches the pages it reads, as workers do", catalogName);
+        }
+        else {
+            log.info("Catalog %s: this coordinator runs splits (node-scheduler.include-coordinator=true) but does not cache: cache.enabled=false", catalogName);
+        }
     }
 }

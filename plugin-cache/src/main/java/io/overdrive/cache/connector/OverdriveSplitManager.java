@@ -29,7 +29,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * Hive's split manager for table scans, with each split placed by soft affinity when
  * {@code node-selection-strategy} asks for it; Overdrive's own splits for its table functions ({@code flush_cache}: one split
- * pinned to each worker).
+ * pinned to each node that runs splits).
  */
 public class OverdriveSplitManager
         implements ConnectorSplitManager
@@ -61,8 +61,8 @@ public class OverdriveSplitManager
     public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableFunctionHandle function)
     {
         if (function instanceof FlushCacheHandle) {
+            // every node that runs splits has a cache to empty: the coordinator too with node-scheduler.include-coordinator=true
             List<ConnectorSplit> splits = nodeManager.getWorkerNodes().stream()
-                    .filter(node -> !node.isCoordinator())
                     .sorted(Comparator.comparing(Node::getNodeIdentifier))
                     .<ConnectorSplit>map(node -> new FlushCacheSplit(node.getNodeIdentifier(), node.getHostAndPort()))
                     .toList();

@@ -14,7 +14,8 @@ import static org.weakref.jmx.guice.ExportBinder.newExporter;
 
 /**
  * Soft affinity ({@code node-selection-strategy}): on the coordinator, the split placer and its JMX statistics.
- * Workers only read the placement carried in each {@link OverdriveSplit}.
+ * Nodes that run splits (the coordinator too, with {@code node-scheduler.include-coordinator=true}) only read the
+ * placement carried in each {@link OverdriveSplit}.
  */
 public class NodeSelectionModule
         extends AbstractConfigurationAwareModule

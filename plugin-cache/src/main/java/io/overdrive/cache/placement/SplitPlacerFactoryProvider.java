@@ -12,7 +12,10 @@ import io.trino.spi.NodeManager;
 
 import static java.util.Objects.requireNonNull;
 
-/** The coordinator's placer factory over the live workers, refreshed every {@code node-selection.membership-refresh-interval}. */
+/**
+ * The coordinator's placer factory over the live nodes that run splits, refreshed every
+ * {@code node-selection.membership-refresh-interval}.
+ */
 public class SplitPlacerFactoryProvider
         implements Provider<SplitPlacerFactory>
 {
@@ -31,13 +34,15 @@ public class SplitPlacerFactoryProvider
     @Override
     public SplitPlacerFactory get()
     {
+        // the nodes the engine schedules splits on: the coordinator is among them exactly when
+        // node-scheduler.include-coordinator=true, and then it runs, and caches, its share like a worker
         MembershipTracker membership = new MembershipTracker(
                 () -> nodeManager.getWorkerNodes().stream()
-                        .filter(node -> !node.isCoordinator())
                         .map(node -> new Worker(node.getNodeIdentifier(), node.getHostAndPort().toString()))
                         .toList(),
                 config.getMembershipRefreshInterval());
-        // the engine's own busy notion (node-scheduler.max-splits-per-node / max-pending-splits-per-task defaults)
+        // no effect: the connector SPI hides the engine's loads, so every placer gets WorkerLoads.UNKNOWN and no worker
+        // is ever busy; Trino's node-scheduler.* limits act only in the engine, which makes a split wait for its worker
         return new SplitPlacerFactory(config, membership, BusyLimits.TRINO_DEFAULTS, stats);
     }
 }

@@ -1,10 +1,12 @@
 package io.overdrive.cache.config;
 
 import com.google.common.collect.ImmutableMap;
+import io.airlift.configuration.ConfigurationFactory;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +21,9 @@ import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestPageCacheConfig
 {
@@ -31,7 +35,7 @@ class TestPageCacheConfig
                 .setBaseDirectories(null)
                 .setMaxSizes(null)
                 .setPageSize(DataSize.of(1, MEGABYTE))
-                .setEvictionPolicy(PageCacheConfig.EvictionPolicy.LRU)
+                .setEvictionPolicy("LRU")
                 .setTtl(null)
                 .setAsyncWriteEnabled(false)
                 .setWriteRateLimit(null)
@@ -69,7 +73,7 @@ class TestPageCacheConfig
                 .setBaseDirectories("/mnt/ssd1/cache,/mnt/ssd2/cache")
                 .setMaxSizes("100GB,200GB")
                 .setPageSize(DataSize.of(256, KILOBYTE))
-                .setEvictionPolicy(PageCacheConfig.EvictionPolicy.LFU)
+                .setEvictionPolicy("LFU")
                 .setTtl(new Duration(6, HOURS))
                 .setAsyncWriteEnabled(true)
                 .setWriteRateLimit(DataSize.of(200, MEGABYTE))
@@ -91,6 +95,24 @@ class TestPageCacheConfig
         assertThat(config.maxSizePerDirectory()).containsExactly(DataSize.of(5, GIGABYTE), DataSize.of(5, GIGABYTE));
         assertThat(new PageCacheConfig().setBaseDirectories("/a,/b").setMaxSizes("1GB,3GB").maxSizePerDirectory())
                 .isEqualTo(List.of(DataSize.of(1, GIGABYTE), DataSize.of(3, GIGABYTE)));
+    }
+
+    @Test
+    void evictionPolicyIsCaseInsensitive()
+    {
+        PageCacheConfig config = new ConfigurationFactory(Map.of("cache.eviction-policy", "lfu")).build(PageCacheConfig.class);
+        assertThat(config.getEvictionPolicy()).isEqualTo(PageCacheConfig.EvictionPolicy.LFU);
+    }
+
+    @Test
+    void invalidEvictionPolicyListsTheAllowedValues()
+    {
+        // the message is a literal: this fails when the enum gains a value the message does not list
+        String allowed = Arrays.stream(PageCacheConfig.EvictionPolicy.values()).map(Enum::name).collect(joining(", "));
+        assertThat(allowed).isEqualTo("LRU, LFU");
+        ConfigurationFactory factory = new ConfigurationFactory(Map.of("cache.eviction-policy", "FIFO"));
+        assertThatThrownBy(() -> factory.build(PageCacheConfig.class))
+                .hasMessageContaining("Invalid configuration property cache.eviction-policy: cache.eviction-policy must be one of " + allowed);
     }
 
     @Test

@@ -5,24 +5,41 @@ import com.google.inject.Key;
 import com.google.inject.TypeLiteral;
 import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdrivePlugin;
+import io.overdrive.cache.flush.FlushCacheHandle;
+import io.overdrive.cache.flush.FlushCacheSplit;
+import io.overdrive.scheduler.affinity.SplitPlacer;
+import io.overdrive.scheduler.affinity.SplitPlacerFactory;
+import io.overdrive.scheduler.affinity.WorkerLoads;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.node.InternalNode;
 import io.trino.plugin.hive.HiveConnector;
+import io.trino.plugin.hive.HiveTransactionHandle;
 import io.trino.spi.NodeVersion;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
+import io.trino.spi.connector.ConnectorSplitSource;
+import io.trino.spi.connector.DynamicFilterSnapshot;
 import io.trino.testing.TestingConnectorContext;
 import io.trino.testing.TestingNodeManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.IntStream;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static com.google.common.collect.Iterables.getOnlyElement;
+import static io.trino.testing.connector.TestingConnectorSession.SESSION;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -113,7 +130,7 @@ class TestOverdriveHiveConnectorFactory
     }
 
     @Test
-    void pageCacheIsBoundOnWorkersOnly()
+    void pageCacheIsBoundOnNodesThatRunSplits()
     {
         Map<String, String> properties = ImmutableMap.<String, String>builder()
                 .putAll(hiveProperties())
@@ -121,9 +138,85 @@ class TestOverdriveHiveConnectorFactory
                 .put("cache.base-directory", warehouse.resolve("cache").toString())
                 .put("cache.max-size", "64MB")
                 .buildOrThrow();
-        assertThat(boundCache(properties, false)).containsInstanceOf(OverdriveFileSystemCache.class);
-        assertThat(boundCache(properties, true)).as("coordinators read no data pages").isEmpty();
-        assertThat(boundCache(hiveProperties(), false)).as("off by default").isEmpty();
+        assertThat(boundCache(properties, workerContext(false))).containsInstanceOf(OverdriveFileSystemCache.class);
+        assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
+        assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages").isEmpty();
+        assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
+    }
+
+    @Test
+    void coordinatorThatRunsNoSplitsStillValidatesCacheProperties()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put("cache.enabled", "true")
+                .put("cache.max-size", "64MB")
+                .buildOrThrow();
+        assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, coordinatorContext(false)))
+                .hasMessageContaining("cache.base-directory must name at least one directory when cache.enabled=true");
+    }
+
+    @Test
+    void flushCacheRunsOnEveryNodeThatRunsSplits()
+    {
+        assertThat(flushCacheNodes(coordinatorContext(true))).containsExactly("coordinator", "worker-1", "worker-2");
+        assertThat(flushCacheNodes(coordinatorContext(false))).containsExactly("worker-1", "worker-2");
+    }
+
+    @Test
+    void softAffinityPlacesSplitsOnEveryNodeThatRunsSplits()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put("node-selection-strategy", "SOFT_AFFINITY")
+                .buildOrThrow();
+        assertThat(placedOn(properties, coordinatorContext(true))).containsExactlyInAnyOrder("coordinator", "worker-1", "worker-2");
+        assertThat(placedOn(properties, coordinatorContext(false))).containsExactlyInAnyOrder("worker-1", "worker-2");
+    }
+
+    @Test
+    void mbeanNamesAreTheDocumentedOnes()
+            throws Exception
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put("cache.enabled", "true")
+                .put("cache.base-directory", warehouse.resolve("cache").toString())
+                .put("cache.max-size", "64MB")
+                .buildOrThrow();
+        Connector connector = new OverdriveHiveConnectorFactory().create("jmx_names", properties, coordinatorContext(true));
+        try {
+            // the names README.md and docs/ give
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            assertThat(server.queryNames(new ObjectName("*:type=PlacementStats,name=jmx_names,*"), null))
+                    .containsExactly(new ObjectName("io.overdrive.scheduler.stats:type=PlacementStats,name=jmx_names,catalog=jmx_names"));
+            assertThat(server.queryNames(new ObjectName("*:type=PageCacheStats,name=jmx_names,*"), null))
+                    .containsExactly(new ObjectName("io.overdrive.cache.stats:type=PageCacheStats,name=jmx_names,catalog=jmx_names"));
+        }
+        finally {
+            connector.shutdown();
+        }
+    }
+
+    @Test
+    void invalidEnumValuesNameThePropertyAndListTheAllowedValues()
+    {
+        assertInvalidCatalog("cache.eviction-policy", "FIFO", "cache.eviction-policy must be one of LRU, LFU");
+        assertInvalidCatalog("node-selection-strategy", "SOFTLY", "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY");
+        assertInvalidCatalog("node-selection.affinity-granularity", "BLOCK", "node-selection.affinity-granularity must be one of FILE, SPLIT");
+    }
+
+    private void assertInvalidCatalog(String property, String value, String message)
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .putAll(hiveProperties())
+                .put(property, value)
+                .buildOrThrow();
+        // on workers and on the coordinator alike
+        for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(true), coordinatorContext(false))) {
+            assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, context))
+                    .hasMessageContaining("Invalid configuration property %s: %s".formatted(property, message));
+        }
     }
 
     @Test
@@ -173,11 +266,40 @@ class TestOverdriveHiveConnectorFactory
                 .hasMessageContaining("cache.base-directory must name at least one directory when cache.enabled=true");
     }
 
-    private Optional<TrinoFileSystemCache> boundCache(Map<String, String> properties, boolean coordinator)
+    private Optional<TrinoFileSystemCache> boundCache(Map<String, String> properties, ConnectorContext context)
     {
-        Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, workerContext(coordinator));
+        Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, context);
         try {
             return ((HiveConnector) ((OverdriveConnector) connector).hive()).getInjector().getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}));
+        }
+        finally {
+            connector.shutdown();
+        }
+    }
+
+    private List<String> flushCacheNodes(ConnectorContext context)
+    {
+        Connector connector = new OverdriveHiveConnectorFactory().create("lake", hiveProperties(), context);
+        try (ConnectorSplitSource splits = connector.getSplitManager().getSplits(new HiveTransactionHandle(true), SESSION, new FlushCacheHandle(true, List.of()))) {
+            return splits.getNextBatch(100, DynamicFilterSnapshot.EMPTY).join().stream()
+                    .map(split -> ((FlushCacheSplit) split).nodeId())
+                    .toList();
+        }
+        finally {
+            connector.shutdown();
+        }
+    }
+
+    private Set<String> placedOn(Map<String, String> properties, ConnectorContext context)
+    {
+        Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, context);
+        try {
+            SplitPlacer placer = ((HiveConnector) ((OverdriveConnector) connector).hive()).getInjector().getInstance(SplitPlacerFactory.class)
+                    .createPlacer(WorkerLoads.UNKNOWN)
+                    .orElseThrow();
+            return IntStream.range(0, 300)
+                    .mapToObj(file -> placer.place("hdfs://lake/table/file-" + file).orElseThrow().worker().nodeId())
+                    .collect(toImmutableSet());
         }
         finally {
             connector.shutdown();
@@ -188,6 +310,27 @@ class TestOverdriveHiveConnectorFactory
     {
         InternalNode node = new InternalNode(coordinator ? "coordinator" : "worker", URI.create("http://127.0.0.1:8080"), NodeVersion.UNKNOWN, coordinator);
         return new TestingConnectorContext(TestingNodeManager.builder().localNode(node).build());
+    }
+
+    /**
+     * The coordinator of a cluster with two workers, as Trino's node manager shows it there: among the worker nodes
+     * exactly when {@code node-scheduler.include-coordinator=true}.
+     */
+    private static ConnectorContext coordinatorContext(boolean includeCoordinator)
+    {
+        TestingNodeManager.Builder nodes = TestingNodeManager.builder()
+                .localNode(node("coordinator", 8080, true))
+                .addNode(node("worker-1", 8081, false))
+                .addNode(node("worker-2", 8082, false));
+        if (!includeCoordinator) {
+            nodes.doNotScheduleOnCoordinator();
+        }
+        return new TestingConnectorContext(nodes.build());
+    }
+
+    private static InternalNode node(String nodeId, int port, boolean coordinator)
+    {
+        return new InternalNode(nodeId, URI.create("http://127.0.0.1:" + port), NodeVersion.UNKNOWN, coordinator);
     }
 
     private Map<String, String> hiveProperties()

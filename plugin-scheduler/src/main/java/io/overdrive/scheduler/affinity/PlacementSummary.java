@@ -8,7 +8,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * How one query's splits were spread over the workers that were live when it last placed one.
+ * How one table scan's (split source's) splits were spread over the workers that were live when it last placed one.
  *
  * @param splitsPerNode splits per node id, zero for a live worker that got none
  */

@@ -19,11 +19,12 @@ import static io.overdrive.scheduler.affinity.RendezvousHashing.topIndexes;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Places the splits of one query (one split source) on workers; create one per query with {@link SplitPlacerFactory}.
+ * Places the splits of one split source (one table scan of a query) on workers; create one per split source with
+ * {@link SplitPlacerFactory}. Loads are counted per placer: concurrent scans and queries do not see each other's.
  * <p>
  * Soft affinity is consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam, 2018): with {@code m}
  * splits placed on the {@code n} live workers so far, a worker may hold at most
- * {@code capacity = ceil((1 + epsilon) * (m + 1) / n)} of this query's splits. A split goes to the first of its
+ * {@code capacity = ceil((1 + epsilon) * (m + 1) / n)} of this placer's splits. A split goes to the first of its
  * {@code preferredHostsCount} rendezvous choices that is below capacity and not busy; else to the least loaded such
  * worker (ties to the better rendezvous rank, so fallbacks stay stable too). Since the splits placed so far average
  * below the capacity, some worker is always below it: the bound holds for every prefix of the split stream, whatever
@@ -32,7 +33,7 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Hard affinity pins every split to the first live worker of its preference order, ignoring loads.
  * <p>
- * The membership is read from the supplier for every split, so joins and leaves apply mid-query: a departed worker
+ * The membership is read from the supplier for every split, so joins and leaves apply mid-scan: a departed worker
  * gets no further splits, its splits no longer count towards the average, and a new worker starts empty.
  * <p>
  * Thread-safe: {@link #place} may be called from any thread; calls are serialized, each costs O(workers).
@@ -48,12 +49,12 @@ public final class SplitPlacer
     private final BusyLimits busyLimits;
     private final PlacementStats stats;
 
-    // this query's splits per node id, including nodes that have left since
+    // this placer's splits per node id, including nodes that have left since
     @GuardedBy("this")
     private final Object2LongOpenHashMap<String> splitsByNode = new Object2LongOpenHashMap<>();
     @GuardedBy("this")
     private Membership current = Membership.empty();
-    // this query's splits per worker of current, indexed like current.workers()
+    // this placer's splits per worker of current, indexed like current.workers()
     @GuardedBy("this")
     private long[] liveSplits = new long[0];
     @GuardedBy("this")
@@ -119,7 +120,7 @@ public final class SplitPlacer
     }
 
     /**
-     * This query's splits per worker live at its last placement.
+     * This placer's splits per worker live at its last placement.
      */
     public synchronized PlacementSummary summary()
     {
@@ -131,7 +132,7 @@ public final class SplitPlacer
     }
 
     /**
-     * Publishes this query's spread to {@link PlacementStats}; call once, when the split source is closed.
+     * Publishes this placer's spread to {@link PlacementStats}; call once, when the split source is closed.
      */
     public void finish()
     {

@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The coordinator's entry point: one per catalog, creating a {@link SplitPlacer} for each query's split source.
+ * The coordinator's entry point: one per catalog, creating a {@link SplitPlacer} for each split source, that is for
+ * each table scan of a query (a query with two scans of the catalog's tables gets two placers).
  */
 public final class SplitPlacerFactory
 {
@@ -33,8 +34,8 @@ public final class SplitPlacerFactory
     }
 
     /**
-     * A placer for one query's splits, or empty under {@code NO_PREFERENCE}, where the connector must leave its
-     * splits exactly as the stock Hive connector makes them.
+     * A placer for the splits of one split source (one table scan), or empty under {@code NO_PREFERENCE}, where the
+     * connector must leave its splits exactly as the stock Hive connector makes them.
      *
      * @param engineLoads the engine's load of each worker, or {@link WorkerLoads#UNKNOWN}
      */

@@ -9,7 +9,7 @@ public interface WorkerLoads
 {
     /**
      * For a connector that cannot see the engine's loads: every worker counts as idle, and only the placer's own
-     * bound on each worker's share of the query balances the load.
+     * bound on each worker's share of the table scan balances the load.
      */
     WorkerLoads UNKNOWN = worker -> WorkerLoad.IDLE;
 

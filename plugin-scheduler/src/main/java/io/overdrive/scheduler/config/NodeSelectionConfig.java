@@ -10,6 +10,9 @@ import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
+import java.util.Arrays;
+
+import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -23,14 +26,22 @@ public class NodeSelectionConfig
     private double loadBalanceEpsilon = 0.25;
     private Duration membershipRefreshInterval = new Duration(5, SECONDS);
 
-    @NotNull(message = "node-selection-strategy must be NO_PREFERENCE, SOFT_AFFINITY or HARD_AFFINITY")
+    // null only after an unknown name was set (see below), or null set directly
+    @NotNull(message = "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY")
     public NodeSelectionStrategy getNodeSelectionStrategy()
     {
         return nodeSelectionStrategy;
     }
 
+    // String setters for the enums, so that an unknown name fails validation with the allowed values: Airlift's enum
+    // coercion does not list them, and it reports an exception thrown by a setter without its message or the property
     @Config("node-selection-strategy")
     @ConfigDescription("NO_PREFERENCE (the engine places splits, as in stock Hive), SOFT_AFFINITY (preferred workers within a bounded load) or HARD_AFFINITY (first live preferred worker)")
+    public NodeSelectionConfig setNodeSelectionStrategy(String nodeSelectionStrategy)
+    {
+        return setNodeSelectionStrategy(fromName(NodeSelectionStrategy.class, nodeSelectionStrategy));
+    }
+
     public NodeSelectionConfig setNodeSelectionStrategy(NodeSelectionStrategy nodeSelectionStrategy)
     {
         this.nodeSelectionStrategy = nodeSelectionStrategy;
@@ -51,7 +62,7 @@ public class NodeSelectionConfig
         return this;
     }
 
-    @NotNull(message = "node-selection.affinity-granularity must be FILE or SPLIT")
+    @NotNull(message = "node-selection.affinity-granularity must be one of FILE, SPLIT")
     public AffinityGranularity getAffinityGranularity()
     {
         return affinityGranularity;
@@ -59,13 +70,18 @@ public class NodeSelectionConfig
 
     @Config("node-selection.affinity-granularity")
     @ConfigDescription("FILE: all splits of a file prefer the same workers; SPLIT: each split range of a file has its own preferred workers")
+    public NodeSelectionConfig setAffinityGranularity(String affinityGranularity)
+    {
+        return setAffinityGranularity(fromName(AffinityGranularity.class, affinityGranularity));
+    }
+
     public NodeSelectionConfig setAffinityGranularity(AffinityGranularity affinityGranularity)
     {
         this.affinityGranularity = affinityGranularity;
         return this;
     }
 
-    @DecimalMin(value = "0", inclusive = false, message = "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25 to let a worker take up to 1.25 times the average share of a query's splits")
+    @DecimalMin(value = "0", inclusive = false, message = "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25 to let a worker take up to 1.25 times the average share of a table scan's splits")
     @DecimalMax(value = "100", message = "node-selection.load-balance-epsilon must be at most 100; a larger value no longer bounds the load")
     public double getLoadBalanceEpsilon()
     {
@@ -73,7 +89,7 @@ public class NodeSelectionConfig
     }
 
     @Config("node-selection.load-balance-epsilon")
-    @ConfigDescription("SOFT_AFFINITY: no worker takes more than (1 + epsilon) times the average share of a query's splits; smaller balances better, larger keeps more splits on preferred workers")
+    @ConfigDescription("SOFT_AFFINITY: no worker takes more than (1 + epsilon) times the average share of the splits of one table scan (split source) of a query; smaller balances better, larger keeps more splits on preferred workers")
     public NodeSelectionConfig setLoadBalanceEpsilon(double loadBalanceEpsilon)
     {
         this.loadBalanceEpsilon = loadBalanceEpsilon;
@@ -94,5 +110,15 @@ public class NodeSelectionConfig
     {
         this.membershipRefreshInterval = membershipRefreshInterval;
         return this;
+    }
+
+    /** Case-insensitive, '-' for '_', as Airlift's own enum coercion; null for an unknown name. */
+    private static <E extends Enum<E>> E fromName(Class<E> type, String name)
+    {
+        requireNonNull(name, "name is null");
+        return Arrays.stream(type.getEnumConstants())
+                .filter(constant -> constant.name().equalsIgnoreCase(name.strip().replace('-', '_')))
+                .findFirst()
+                .orElse(null);
     }
 }

@@ -11,7 +11,7 @@ public enum NodeSelectionStrategy
     NO_PREFERENCE,
     /**
      * Each split goes to a preferred worker of its affinity key while that worker is within its fair share of the
-     * query and not busy, else to an alternative, else to the least loaded worker.
+     * table scan and not busy, else to an alternative, else to the least loaded worker.
      */
     SOFT_AFFINITY,
     /**

@@ -48,7 +48,8 @@ public final class PlacementStats
     }
 
     /**
-     * Remembers how a finished query spread its splits; a query that placed none leaves the previous one.
+     * Remembers how a finished table scan (one split source, one {@code SplitPlacer}) spread its splits; one that
+     * placed none leaves the previous one. A query with several scans of the catalog records each of them.
      */
     public void recordQuery(PlacementSummary summary)
     {
@@ -101,19 +102,19 @@ public final class PlacementStats
         return snapshot.buildOrThrow();
     }
 
-    @Managed(description = "Most splits one worker got in the last finished query")
+    @Managed(description = "Most splits one worker got in the last finished table scan (split source) that placed splits, not the last query")
     public long getLastQueryMaxSplitsPerNode()
     {
         return lastQuery.get().maxSplits();
     }
 
-    @Managed(description = "Average splits per live worker in the last finished query")
+    @Managed(description = "Average splits per live worker in the last finished table scan (split source) that placed splits, not the last query")
     public double getLastQueryAverageSplitsPerNode()
     {
         return lastQuery.get().averageSplits();
     }
 
-    @Managed(description = "Max over average splits per worker in the last finished query (1 = perfectly even)")
+    @Managed(description = "Max over average splits per worker in the last finished table scan (split source) that placed splits, not the last query (1 = perfectly even)")
     public double getLastQueryImbalance()
     {
         return lastQuery.get().imbalance();

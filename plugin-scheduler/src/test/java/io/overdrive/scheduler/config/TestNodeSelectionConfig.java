@@ -5,6 +5,7 @@ import io.airlift.configuration.ConfigurationFactory;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.Map;
 
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
@@ -16,6 +17,7 @@ import static io.overdrive.scheduler.config.NodeSelectionStrategy.NO_PREFERENCE;
 import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,9 +27,9 @@ public class TestNodeSelectionConfig
     public void testDefaults()
     {
         assertRecordedDefaults(recordDefaults(NodeSelectionConfig.class)
-                .setNodeSelectionStrategy(NO_PREFERENCE)
+                .setNodeSelectionStrategy("NO_PREFERENCE")
                 .setPreferredHostsCount(2)
-                .setAffinityGranularity(FILE)
+                .setAffinityGranularity("FILE")
                 .setLoadBalanceEpsilon(0.25)
                 .setMembershipRefreshInterval(new Duration(5, SECONDS)));
     }
@@ -44,9 +46,9 @@ public class TestNodeSelectionConfig
                 .buildOrThrow();
 
         NodeSelectionConfig expected = new NodeSelectionConfig()
-                .setNodeSelectionStrategy(SOFT_AFFINITY)
+                .setNodeSelectionStrategy("SOFT_AFFINITY")
                 .setPreferredHostsCount(3)
-                .setAffinityGranularity(SPLIT)
+                .setAffinityGranularity("SPLIT")
                 .setLoadBalanceEpsilon(0.1)
                 .setMembershipRefreshInterval(new Duration(500, MILLISECONDS));
 
@@ -62,6 +64,10 @@ public class TestNodeSelectionConfig
                 .build(NodeSelectionConfig.class);
         assertThat(config.getNodeSelectionStrategy()).isEqualTo(NodeSelectionStrategy.HARD_AFFINITY);
         assertThat(config.getAffinityGranularity()).isEqualTo(SPLIT);
+        // as Airlift's own enum coercion did: '-' for '_'
+        assertThat(new NodeSelectionConfig().setNodeSelectionStrategy("soft-affinity").getNodeSelectionStrategy()).isEqualTo(SOFT_AFFINITY);
+        assertThat(new NodeSelectionConfig().setNodeSelectionStrategy(NO_PREFERENCE).getNodeSelectionStrategy()).isEqualTo(NO_PREFERENCE);
+        assertThat(new NodeSelectionConfig().setAffinityGranularity(FILE).getAffinityGranularity()).isEqualTo(FILE);
     }
 
     @Test
@@ -73,8 +79,22 @@ public class TestNodeSelectionConfig
         assertInvalid("node-selection.load-balance-epsilon", "101", "node-selection.load-balance-epsilon must be at most 100");
         assertInvalid("node-selection.membership-refresh-interval", "10ms", "node-selection.membership-refresh-interval must be at least 100ms");
         assertInvalid("node-selection.membership-refresh-interval", "5m", "node-selection.membership-refresh-interval must be at most 1m");
-        assertInvalid("node-selection-strategy", "SOFT", "SOFT");
-        assertInvalid("node-selection.affinity-granularity", "BLOCK", "BLOCK");
+        assertInvalid("node-selection-strategy", "SOFT", "node-selection-strategy must be one of " + allowed(NodeSelectionStrategy.class));
+        assertInvalid("node-selection.affinity-granularity", "BLOCK", "node-selection.affinity-granularity must be one of " + allowed(AffinityGranularity.class));
+    }
+
+    @Test
+    public void testInvalidEnumValuesListTheAllowedValues()
+    {
+        // the messages are literals: these fail when an enum gains a value the message does not list
+        assertThat(allowed(NodeSelectionStrategy.class)).isEqualTo("NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY");
+        assertThat(allowed(AffinityGranularity.class)).isEqualTo("FILE, SPLIT");
+        assertInvalid("node-selection-strategy", "", "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY");
+    }
+
+    private static String allowed(Class<? extends Enum<?>> type)
+    {
+        return Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(joining(", "));
     }
 
     private static void assertInvalid(String property, String value, String message)
