@@ -3,9 +3,11 @@ package io.overdrive.cache;
 import com.google.inject.Binder;
 import com.google.inject.Provider;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.airlift.configuration.ConfigurationFactory;
 import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.stats.PageCacheStats;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
+import io.trino.filesystem.manager.FileSystemConfig;
 import io.trino.spi.catalog.CatalogName;
 
 import static com.google.inject.Scopes.SINGLETON;
@@ -37,8 +39,9 @@ public class PageCacheModule
         if (!config.isEnabled()) {
             return;
         }
-        // FileSystemModule consumes fs.cache.enabled; both caches would claim the one TrinoFileSystemCache seam
-        if (Boolean.parseBoolean(getProperties().getOrDefault("fs.cache.enabled", "false").strip())) {
+        // both caches would claim the one TrinoFileSystemCache seam. Trino's FileSystemModule binds FileSystemConfig, so
+        // it is read here with Trino's own parsing but not bound a second time
+        if (new ConfigurationFactory(getProperties()).build(FileSystemConfig.class).isCacheEnabled()) {
             throw new IllegalArgumentException("cache.enabled=true (Overdrive's page cache) and fs.cache.enabled=true (Trino's file system cache) cannot be used in one catalog: remove fs.cache.enabled, or set cache.enabled=false");
         }
 
