@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
@@ -119,7 +121,7 @@ class TestSoftAffinityMultiProcess
         // the connector does); from then on placement must route around it within its refresh interval
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline && activeNodesOrUnknown() != 3) {
-            sleep(1000);
+            sleepUninterruptibly(1000, MILLISECONDS);
         }
         assertThat(cluster.activeNodes()).isEqualTo(3);
         for (int round = 0; round < 3; round++) {
@@ -158,16 +160,5 @@ class TestSoftAffinityMultiProcess
             }
         }
         return copies;
-    }
-
-    private static void sleep(long millis)
-    {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
-        }
     }
 }

@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.Properties;
 import java.util.stream.Stream;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * A real HDFS (NameNode + DataNodes) in its own JVM, started from the {@code hdfs-server} module's class path.
@@ -60,7 +62,7 @@ public final class HdfsCluster
                 process.close();
                 throw new IllegalStateException("HDFS did not start within %s; log %s:\n%s".formatted(STARTUP_TIMEOUT, process.logFile(), process.logTail(40)));
             }
-            sleep(200);
+            sleepUninterruptibly(200, MILLISECONDS);
         }
         Properties ready = new Properties();
         try (Reader reader = Files.newBufferedReader(readyFile)) {
@@ -110,7 +112,7 @@ public final class HdfsCluster
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("HDFS did not apply the read delay; log %s:\n%s".formatted(process.logFile(), process.logTail(40)));
             }
-            sleep(50);
+            sleepUninterruptibly(50, MILLISECONDS);
         }
     }
 
@@ -123,16 +125,5 @@ public final class HdfsCluster
     public void close()
     {
         process.close();
-    }
-
-    static void sleep(long millis)
-    {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
-        }
     }
 }

@@ -1,5 +1,8 @@
 package io.overdrive.it.harness;
 
+import com.google.common.io.MoreFiles;
+import com.google.common.io.RecursiveDeleteOption;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
@@ -26,8 +30,10 @@ import java.util.Properties;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * A Trino cluster of separate JVMs on loopback: one coordinator and N workers, each started from the assembled
@@ -304,7 +310,7 @@ public final class TrinoProcessCluster
             catch (Exception e) {
                 last = e;
             }
-            HdfsCluster.sleep(500);
+            sleepUninterruptibly(500, MILLISECONDS);
         }
         StringBuilder logs = new StringBuilder();
         for (TrinoNode node : nodes) {
@@ -395,20 +401,12 @@ public final class TrinoProcessCluster
         }
     }
 
-    /** Deletes a file or directory tree without following symbolic links (node homes link to shared plugin folders). */
+    /** Deletes a file or directory tree if present, without following symbolic links (node homes link to shared plugin folders). */
     public static void deleteRecursively(Path path)
             throws IOException
     {
-        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            MoreFiles.deleteRecursively(path, RecursiveDeleteOption.ALLOW_INSECURE);
         }
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            try (var children = Files.list(path)) {
-                for (Path child : children.toList()) {
-                    deleteRecursively(child);
-                }
-            }
-        }
-        Files.delete(path);
     }
 }

@@ -14,7 +14,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * Bytes the HDFS DataNodes have served to readers: the sum of their {@code DataNodeActivity-*} {@code BytesRead}
@@ -49,7 +51,7 @@ final class DataNodeMetrics
     {
         long wait = refreshWait.toNanos() - (System.nanoTime() - lastReadNanos);
         if (wait > 0) {
-            sleep(wait / 1_000_000 + 1);
+            sleepUninterruptibly(wait / 1_000_000 + 1, MILLISECONDS);
         }
         try {
             Map<String, Long> byBean = new HashMap<>();
@@ -76,17 +78,6 @@ final class DataNodeMetrics
         }
         finally {
             lastReadNanos = System.nanoTime();
-        }
-    }
-
-    private static void sleep(long millis)
-    {
-        try {
-            Thread.sleep(millis);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RuntimeException(e);
         }
     }
 }

@@ -6,6 +6,7 @@ import io.overdrive.it.OverdriveQueryRunner;
 import io.overdrive.it.TestingHdfs;
 import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.ProjectLayout;
+import io.overdrive.it.harness.TrinoProcessCluster;
 import io.trino.connector.CatalogHandle;
 import io.trino.connector.ConnectorServicesProvider;
 import io.trino.metadata.CatalogManager;
@@ -109,7 +110,7 @@ public class PageCacheBenchmark
         double loadAtStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         // HDFS data and cache directories outside target/, so that a concurrent 'mvn clean' cannot pull them away
         Path work = WORK;
-        deleteRecursively(work);
+        TrinoProcessCluster.deleteRecursively(work);
         Files.createDirectories(work);
 
         Report report = new Report();
@@ -142,7 +143,7 @@ public class PageCacheBenchmark
             bench.scanPollution();
         }
 
-        deleteRecursively(work);
+        TrinoProcessCluster.deleteRecursively(work);
 
         double loadAtEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         String markdown = report.render(started, Duration.between(started, Instant.now()), loadAtStart, loadAtEnd);
@@ -435,19 +436,6 @@ public class PageCacheBenchmark
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void deleteRecursively(Path directory)
-            throws IOException
-    {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path file : files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.deleteIfExists(file);
-            }
         }
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static com.google.common.io.MoreFiles.deleteRecursively;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -207,16 +208,6 @@ class TestPageCacheFaults
                     .filter(file -> file.getFileName().toString().equals(Long.toString(pageId.getPageIndex())) && file.getParent().getFileName().toString().equals(pageId.getFileId()))
                     .findFirst()
                     .orElseThrow();
-        }
-    }
-
-    private static void deleteRecursively(Path path)
-            throws IOException
-    {
-        try (Stream<Path> files = Files.walk(path)) {
-            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(file);
-            }
         }
     }
 
