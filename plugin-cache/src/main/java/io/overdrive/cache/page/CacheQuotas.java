@@ -66,7 +66,7 @@ final class CacheQuotas
      */
     boolean makeRoom(CacheScope scope, long bytes, List<PageStoreDirectory> directories)
     {
-        for (CacheScope level = scope; level != null && level != CacheScope.GLOBAL; level = level.parent()) {
+        for (CacheScope level = scope; level != null && !level.equals(CacheScope.GLOBAL); level = level.parent()) {
             Optional<Long> quota = level.level() == CacheScope.Level.TABLE ? tableQuota : schemaQuota;
             if (quota.isEmpty()) {
                 continue;

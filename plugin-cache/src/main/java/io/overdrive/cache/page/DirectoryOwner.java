@@ -1,5 +1,6 @@
 package io.overdrive.cache.page;
 
+import com.google.common.base.Splitter;
 import io.airlift.log.Logger;
 
 import java.io.IOException;
@@ -76,9 +77,9 @@ final class DirectoryOwner
     private static Optional<ProcessHandle> liveOwner(Path file)
     {
         try {
-            String[] parts = Files.readString(file, UTF_8).strip().split(" ");
-            return ProcessHandle.of(Long.parseLong(parts[0]))
-                    .filter(process -> describe(process).equals(parts[0] + " " + parts[1]));
+            String claim = Files.readString(file, UTF_8).strip();
+            return ProcessHandle.of(Long.parseLong(Splitter.on(' ').splitToList(claim).getFirst()))
+                    .filter(process -> describe(process).equals(claim));
         }
         catch (IOException | RuntimeException e) {
             // absent or unreadable: nobody holds it

@@ -24,7 +24,7 @@ import static java.util.Objects.requireNonNull;
 final class FileIndex
 {
     // a hash map entry with its table slot, and the String object of the key, roughly; the characters are counted apart
-    private static final long ENTRY_OVERHEAD = 48 + instanceSize(String.class);
+    private static final long ENTRY_OVERHEAD = 48L + instanceSize(String.class);
 
     private final int maxPaths;
     // path -> its file ids, least recently cached path first; guarded by this

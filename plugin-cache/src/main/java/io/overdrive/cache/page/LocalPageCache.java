@@ -136,7 +136,15 @@ final class LocalPageCache
     {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(daemonThreadsNamed("overdrive-cache-probe-" + catalog));
         long periodMillis = Math.clamp(retryInterval.toMillis() / 2, 100, 1000);
-        executor.scheduleWithFixedDelay(() -> directories.forEach(PageStoreDirectory::probeIfDue), periodMillis, periodMillis, MILLISECONDS);
+        // a task that throws is never run again: keep every failure inside
+        var _ = executor.scheduleWithFixedDelay(() -> {
+            try {
+                directories.forEach(PageStoreDirectory::probeIfDue);
+            }
+            catch (RuntimeException e) {
+                log.error(e, "Probing the cache directories of catalog %s failed", catalog);
+            }
+        }, periodMillis, periodMillis, MILLISECONDS);
         return executor;
     }
 

@@ -27,7 +27,7 @@ final class WriteGate
         this.admission = config.isAdmissionEnabled()
                 ? Optional.of(new AdmissionFilter(Math.max(1, totalBytes / pageSize), config.getAdmissionMinFrequency()))
                 : Optional.empty();
-        this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create(limit.toBytes()));
+        this.writeRateLimiter = config.getWriteRateLimit().map(limit -> RateLimiter.create((double) limit.toBytes()));
         this.stats = requireNonNull(stats, "stats is null");
     }
 

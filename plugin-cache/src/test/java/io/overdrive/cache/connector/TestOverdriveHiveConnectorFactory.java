@@ -91,8 +91,7 @@ class TestOverdriveHiveConnectorFactory
     private static boolean declares(Class<?> type, java.lang.reflect.Method method)
     {
         try {
-            type.getDeclaredMethod(method.getName(), method.getParameterTypes());
-            return true;
+            return type.getDeclaredMethod(method.getName(), method.getParameterTypes()) != null;
         }
         catch (NoSuchMethodException e) {
             return false;

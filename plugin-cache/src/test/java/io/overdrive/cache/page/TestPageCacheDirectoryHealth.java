@@ -166,7 +166,7 @@ class TestPageCacheDirectoryHealth
     void secondCacheOnTheSameCatalogDirectoryFailsAtStartup()
             throws Exception
     {
-        try (LocalPageCache unused = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
+        try (LocalPageCache _ = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), new PageCacheStats())) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, second, first), new PageCacheStats()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("Overdrive cache directory %s is already in use by catalog 'lake'", first.resolve("lake"))

@@ -39,7 +39,7 @@ class TestScanResistance
                 CacheManager file = cache.adapterFor("/scan-" + scan, CacheReadContext.UNKNOWN);
                 for (int page = 0; page < 60; page++) {
                     for (int chunk = 0; chunk < 8; chunk++) {
-                        readThrough(cache, file, new PageId("scan-" + scan, page));
+                        readThrough(file, new PageId("scan-" + scan, page));
                     }
                 }
             }
@@ -53,11 +53,11 @@ class TestScanResistance
     {
         CacheManager file = cache.adapterFor("/" + fileId, CacheReadContext.UNKNOWN);
         for (int page = 0; page < pages; page++) {
-            readThrough(cache, file, new PageId(fileId, page));
+            readThrough(file, new PageId(fileId, page));
         }
     }
 
-    private static void readThrough(PageCache cache, CacheManager file, PageId pageId)
+    private static void readThrough(CacheManager file, PageId pageId)
     {
         byte[] target = new byte[PAGE_SIZE];
         if (file.get(pageId, 0, 100, target, 0) <= 0) {

@@ -98,8 +98,10 @@ public final class SplitPlacer
             stats.recordUnplaced();
             return Optional.empty();
         }
-        // MembershipTracker hands out the same snapshot until the workers change
-        if (live != current) {
+        // MembershipTracker hands out the same snapshot until the workers change: identity is the cheap, exact test
+        @SuppressWarnings("ReferenceEquality")
+        boolean changed = live != current;
+        if (changed) {
             adopt(live);
         }
         current.scores(hashKey(affinityKey), scores);
