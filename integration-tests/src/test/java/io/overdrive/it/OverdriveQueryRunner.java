@@ -14,6 +14,7 @@ import io.trino.tpch.TpchTable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static io.trino.plugin.tpch.TpchMetadata.TINY_SCHEMA_NAME;
 import static io.trino.testing.QueryAssertions.copyTpchTables;
@@ -47,6 +48,7 @@ public final class OverdriveQueryRunner
         private final Map<String, String> overdriveProperties = new LinkedHashMap<>();
         private final Map<String, Map.Entry<String, Map<String, String>>> extraCatalogs = new LinkedHashMap<>();
         private List<TpchTable<?>> initialTables = List.of();
+        private Optional<Map.Entry<String, Map<String, String>>> systemAccessControl = Optional.empty();
 
         private Builder(HdfsCluster hdfs, String name)
         {
@@ -92,6 +94,16 @@ public final class OverdriveQueryRunner
             return this;
         }
 
+        /**
+         * A system access control loaded by name, as {@code etc/access-control.properties} would, for example
+         * {@code file} with {@code security.config-file}; without one every check passes.
+         */
+        public Builder systemAccessControl(String name, Map<String, String> properties)
+        {
+            this.systemAccessControl = Optional.of(Map.entry(requireNonNull(name, "name is null"), Map.copyOf(properties)));
+            return this;
+        }
+
         public QueryRunner build()
                 throws Exception
         {
@@ -100,10 +112,11 @@ public final class OverdriveQueryRunner
                     .setSchema(SCHEMA)
                     .build();
             long start = System.nanoTime();
-            DistributedQueryRunner queryRunner = DistributedQueryRunner.builder(session)
+            DistributedQueryRunner.Builder<?> builder = DistributedQueryRunner.builder(session)
                     .setWorkerCount(workers)
-                    .addCoordinatorProperty("node-scheduler.include-coordinator", String.valueOf(includeCoordinator))
-                    .build();
+                    .addCoordinatorProperty("node-scheduler.include-coordinator", String.valueOf(includeCoordinator));
+            systemAccessControl.ifPresent(control -> builder.setSystemAccessControl(control.getKey(), control.getValue()));
+            DistributedQueryRunner queryRunner = builder.build();
             try {
                 queryRunner.installPlugin(new TpchPlugin());
                 queryRunner.createCatalog("tpch", "tpch");

@@ -1,5 +1,7 @@
 package io.overdrive.it;
 
+import io.trino.Session;
+import io.trino.spi.security.Identity;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
@@ -7,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
+import static io.trino.testing.TestingAccessControlManager.TestingPrivilegeType.SELECT_COLUMN;
+import static io.trino.testing.TestingAccessControlManager.privilege;
 import static io.trino.tpch.TpchTable.CUSTOMER;
 import static io.trino.tpch.TpchTable.NATION;
 import static io.trino.tpch.TpchTable.ORDERS;
@@ -15,20 +20,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Overdrive's page cache on real HDFS, one worker: the same results as the stock {@code hive} catalog over the same
- * files, and a repeated query reads at least 90% of its bytes from the cache (read from the cache's MBean).
+ * files, and a repeated query reads at least 90% of its bytes from the cache (read from the cache's MBean); flushing
+ * from SQL, under Trino's file-based access control.
  */
 public class TestPageCacheOnHdfs
         extends AbstractTestQueryFramework
 {
     private static final String CATALOG = OverdriveQueryRunner.OVERDRIVE_CATALOG;
+    // may read everything and flush tables and schemas, but not everything (denied by the rules file below)
+    private static final String NO_FLUSH_ALL_USER = "no_flush_all";
+    // Trino's file-based system access control: every user may do everything, except that the right to flush
+    // everything (the procedure <catalog>.system.flush_cache) is denied to one user. Without a "functions" rule only
+    // system.builtin functions could be called, flush_cache included
+    private static final String ACCESS_CONTROL_RULES = """
+            {
+              "functions": [{"privileges": ["EXECUTE", "GRANT_EXECUTE"]}],
+              "procedures": [
+                {"user": "%s", "catalog": "%s", "schema": "system", "procedure": "flush_cache", "privileges": []},
+                {"privileges": ["EXECUTE"]}
+              ]
+            }
+            """.formatted(NO_FLUSH_ALL_USER, CATALOG);
 
     @Override
     protected QueryRunner createQueryRunner()
             throws Exception
     {
-        Path cacheDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("page-cache-on-hdfs-" + System.nanoTime()));
+        Path workDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("page-cache-on-hdfs-" + System.nanoTime()));
+        Path cacheDirectory = Files.createDirectories(workDirectory.resolve("cache"));
+        Path accessControlRules = Files.writeString(workDirectory.resolve("access-control.json"), ACCESS_CONTROL_RULES);
         return OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)
+                .systemAccessControl("file", Map.of("security.config-file", accessControlRules.toString()))
                 .overdriveProperty("cache.enabled", "true")
                 .overdriveProperty("cache.base-directory", cacheDirectory.toString())
                 .overdriveProperty("cache.max-size", "2GB")
@@ -105,6 +128,41 @@ public class TestPageCacheOnHdfs
         assertQueryFails("SELECT * FROM TABLE(system.flush_cache(schema_name => 'tpch', table_name => 'no_such_table'))", "flush_cache: table tpch.no_such_table does not exist");
         assertUpdate("DROP TABLE flush_a");
         assertUpdate("DROP TABLE flush_b");
+    }
+
+    @Test
+    void flushCacheTakesTheRightToReadWhatItFlushes()
+    {
+        assertUpdate("CREATE TABLE flush_guarded WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.orders", 15000);
+        String flushTable = "SELECT bytes_cached_before > bytes_cached_after FROM TABLE(system.flush_cache(schema_name => 'tpch', table_name => 'flush_guarded'))";
+        String flushSchema = "SELECT * FROM TABLE(system.flush_cache(schema_name => 'tpch'))";
+        String flushAll = "SELECT * FROM TABLE(system.flush_cache())";
+        String denied = "Cannot select from columns \\[.*] in table or view overdrive.tpch.flush_guarded";
+        Session noFlushAll = Session.builder(getSession())
+                .setIdentity(Identity.ofUser(NO_FLUSH_ALL_USER))
+                .build();
+
+        // exclusively, so that no other query changes what is cached between the two readings
+        executeExclusively(() -> {
+            computeActual("SELECT sum(totalprice), count(*) FROM flush_guarded");
+            long cached = PageCacheMetrics.read(CATALOG).bytesCached();
+            assertThat(cached).isPositive();
+
+            // a table: SELECT on every column, as SELECT * needs
+            assertAccessDenied(flushTable, denied, privilege("flush_guarded", SELECT_COLUMN));
+            assertAccessDenied(flushTable, denied, privilege("flush_guarded.comment", SELECT_COLUMN));
+            // a schema: the same on each of its tables
+            assertAccessDenied(flushSchema, denied, privilege("flush_guarded", SELECT_COLUMN));
+            // everything: the right to execute the procedure overdrive.system.flush_cache, which the rules deny this user
+            assertAccessDenied(noFlushAll, flushAll, "Cannot execute procedure overdrive.system.flush_cache");
+
+            assertThat(PageCacheMetrics.read(CATALOG).bytesCached()).as("nothing is flushed").isEqualTo(cached);
+        });
+
+        // a user without the right to flush everything still flushes what it may read
+        assertThat(computeActual(noFlushAll, flushTable).getOnlyValue()).isEqualTo(true);
+        assertThat(computeActual(noFlushAll, flushSchema).getRowCount()).isEqualTo(1);
+        assertUpdate("DROP TABLE flush_guarded");
     }
 
     @Test

@@ -1,13 +1,17 @@
 package io.overdrive.cache.flush;
 
 import io.airlift.slice.Slice;
+import io.trino.metastore.Column;
 import io.trino.metastore.Database;
 import io.trino.metastore.HiveMetastore;
 import io.trino.metastore.HiveMetastoreFactory;
+import io.trino.metastore.Table;
+import io.trino.metastore.TableInfo;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.SchemaRoutineName;
 import io.trino.spi.function.table.AbstractConnectorTableFunction;
 import io.trino.spi.function.table.Argument;
 import io.trino.spi.function.table.Descriptor;
@@ -19,7 +23,10 @@ import io.trino.spi.function.table.TableFunctionAnalysis;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.StandardErrorCode.INVALID_FUNCTION_ARGUMENT;
 import static io.trino.spi.StandardErrorCode.NOT_FOUND;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -29,12 +36,21 @@ import static java.util.Objects.requireNonNull;
 /**
  * {@code SELECT * FROM TABLE(<catalog>.system.flush_cache(schema_name => 's', table_name => 't'))}: empties Overdrive's
  * page cache on every worker, for one table, one schema, or (no arguments) everything. Returns a row per worker.
+ * <p>
+ * Flushing a table takes SELECT on all its columns, a schema SELECT on all columns of each of its tables, everything
+ * the right to execute the procedure {@code <catalog>.system.flush_cache} ({@link #FLUSH_ALL_RIGHT}).
  */
 public class FlushCacheTableFunction
         extends AbstractConnectorTableFunction
 {
     public static final String SCHEMA = "system";
     public static final String NAME = "flush_cache";
+    /**
+     * The right that flushing everything requires: executing this procedure of the catalog. No procedure of that name
+     * exists; the name gives Trino's access control (file-based {@code procedures} rules, for example) something to
+     * grant or deny.
+     */
+    public static final SchemaRoutineName FLUSH_ALL_RIGHT = new SchemaRoutineName(SCHEMA, NAME);
     public static final Descriptor RESULT = Descriptor.descriptor(List.of("node_id", "bytes_cached_before", "bytes_cached_after"), List.of(VARCHAR, BIGINT, BIGINT));
 
     private final HiveMetastoreFactory metastoreFactory;
@@ -54,26 +70,55 @@ public class FlushCacheTableFunction
     {
         Optional<String> schema = stringArgument(arguments, "SCHEMA_NAME");
         Optional<String> table = stringArgument(arguments, "TABLE_NAME");
+        // the checks run here, on the coordinator, before any worker is asked to flush. The engine passes an access
+        // control bound to this query's identity (system and catalog rules) that expects a null context
         FlushCacheHandle handle;
         if (schema.isEmpty()) {
             if (table.isPresent()) {
                 throw new TrinoException(INVALID_FUNCTION_ARGUMENT, "flush_cache: table_name needs schema_name too");
             }
+            // everything: pages of every table and those recovered at startup, which carry no table at all, so no
+            // table privilege covers it; the right to run the procedure <catalog>.system.flush_cache stands for it
+            accessControl.checkCanExecuteProcedure(null, FLUSH_ALL_RIGHT);
             handle = new FlushCacheHandle(true, List.of());
         }
         else {
             HiveMetastore metastore = metastoreFactory.createMetastore(Optional.of(session.getIdentity()));
-            String location = table.isPresent()
-                    ? metastore.getTable(schema.get(), table.get()).map(found -> found.getStorage().getLocation())
-                            .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: table %s.%s does not exist".formatted(schema.get(), table.get())))
-                    : metastore.getDatabase(schema.get()).flatMap(Database::getLocation)
-                            .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: schema %s does not exist or has no location".formatted(schema.get())));
+            String location;
+            if (table.isPresent()) {
+                Table found = metastore.getTable(schema.get(), table.get())
+                        .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: table %s.%s does not exist".formatted(schema.get(), table.get())));
+                checkCanSelectAllColumns(accessControl, found);
+                location = found.getStorage().getLocation();
+            }
+            else {
+                location = metastore.getDatabase(schema.get()).flatMap(Database::getLocation)
+                        .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: schema %s does not exist or has no location".formatted(schema.get())));
+                // Trino has no privilege on a schema's data, only on its tables: flushing the schema takes what
+                // flushing each of its tables takes. Views have no files, and a table dropped meanwhile none left
+                for (TableInfo info : metastore.getTables(schema.get())) {
+                    if (info.extendedRelationType() == TableInfo.ExtendedRelationType.TABLE) {
+                        metastore.getTable(info.tableName().getSchemaName(), info.tableName().getTableName())
+                                .ifPresent(found -> checkCanSelectAllColumns(accessControl, found));
+                    }
+                }
+            }
             handle = new FlushCacheHandle(false, List.of(location));
         }
         // the result's columns are declared once, by the DescribedTable return type
         return TableFunctionAnalysis.builder()
                 .handle(handle)
                 .build();
+    }
+
+    // as for SELECT * (and SHOW STATS, CREATE TABLE LIKE): a flush drops the pages of every column, so a user who
+    // may read only some columns may not flush the others
+    private static void checkCanSelectAllColumns(ConnectorAccessControl accessControl, Table table)
+    {
+        Set<String> columns = Stream.concat(table.getDataColumns().stream(), table.getPartitionColumns().stream())
+                .map(Column::getName)
+                .collect(toImmutableSet());
+        accessControl.checkCanSelectFromColumns(null, table.getSchemaTableName(), Optional.empty(), columns);
     }
 
     private static Optional<String> stringArgument(Map<String, Argument> arguments, String name)
