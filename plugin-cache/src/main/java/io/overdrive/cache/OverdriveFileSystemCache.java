@@ -50,6 +50,7 @@ public class OverdriveFileSystemCache
 
     private final Tracer tracer;
     private final PageCache pageCache;
+    private final PageCacheStats stats;
     private final AlluxioConfiguration readerConfiguration;
     private final AlluxioCacheStats readerStats;
     private final DataSize pageSize;
@@ -64,7 +65,7 @@ public class OverdriveFileSystemCache
     {
         this.tracer = requireNonNull(tracer, "tracer is null");
         this.pageCache = requireNonNull(pageCache, "pageCache is null");
-        requireNonNull(stats, "stats is null");
+        this.stats = requireNonNull(stats, "stats is null");
         AlluxioProperties properties = new AlluxioProperties();
         properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Integer.toString(pageCache.pageSize()));
         this.readerConfiguration = new InstancedConfiguration(properties);
@@ -123,6 +124,11 @@ public class OverdriveFileSystemCache
     public PageCache pageCache()
     {
         return pageCache;
+    }
+
+    public PageCacheStats stats()
+    {
+        return stats;
     }
 
     private static URIStatus status(TrinoInputFile file, String key)

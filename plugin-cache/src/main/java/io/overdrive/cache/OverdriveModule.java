@@ -2,7 +2,12 @@ package io.overdrive.cache;
 
 import com.google.inject.Binder;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.overdrive.cache.connector.OverdriveFeatures;
+import io.overdrive.cache.flush.FlushCacheFunctionProvider;
+import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.placement.NodeSelectionModule;
+
+import static com.google.inject.Scopes.SINGLETON;
 
 /**
  * Overdrive's features for one {@code overdrive_hive} catalog, installed after every Hive module. Installed through
@@ -30,5 +35,8 @@ public class OverdriveModule
     {
         install(new PageCacheModule(runsSplits));
         install(new NodeSelectionModule(coordinator));
+        binder.bind(FlushCacheTableFunction.class).in(SINGLETON);
+        binder.bind(FlushCacheFunctionProvider.class).in(SINGLETON);
+        binder.bind(OverdriveFeatures.class).in(SINGLETON);
     }
 }

@@ -1,19 +1,7 @@
 package io.overdrive.cache.connector;
 
-import com.google.inject.Injector;
-import com.google.inject.Key;
-import com.google.inject.TypeLiteral;
 import io.airlift.log.Logger;
-import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdriveModule;
-import io.overdrive.cache.config.PageCacheConfig;
-import io.overdrive.cache.flush.FlushCacheFunctionProvider;
-import io.overdrive.cache.flush.FlushCacheTableFunction;
-import io.overdrive.cache.stats.PageCacheStats;
-import io.overdrive.scheduler.affinity.SplitPlacerFactory;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.trino.filesystem.cache.TrinoFileSystemCache;
-import io.trino.metastore.HiveMetastoreFactory;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.Node;
@@ -24,7 +12,6 @@ import io.trino.spi.connector.ConnectorFactory;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -78,25 +65,20 @@ public class OverdriveHiveConnectorFactory
                 Optional.empty(),
                 false,
                 Optional.empty());
-        Injector injector = ((HiveConnector) hive).getInjector();
+        OverdriveFeatures features = ((HiveConnector) hive).getInjector().getInstance(OverdriveFeatures.class);
         if (coordinator) {
-            logCoordinatorRole(catalogName, runsSplits, injector.getInstance(PageCacheConfig.class).isEnabled());
+            logCoordinatorRole(catalogName, runsSplits, features.pageCache().isEnabled());
         }
-        Supplier<Optional<OverdriveFileSystemCache>> cache = () -> injector.getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}))
-                .filter(OverdriveFileSystemCache.class::isInstance)
-                .map(OverdriveFileSystemCache.class::cast);
         return new OverdriveConnector(
                 hive,
                 new CacheContextPageSourceProvider(hive.getPageSourceProvider()),
                 new OverdriveSplitManager(
                         hive.getSplitManager(),
                         context.getNodeManager(),
-                        coordinator ? Optional.of(injector.getInstance(SplitPlacerFactory.class)) : Optional.empty(),
-                        injector.getInstance(NodeSelectionConfig.class).getAffinityGranularity()),
-                Set.of(new FlushCacheTableFunction(injector.getInstance(HiveMetastoreFactory.class))),
-                new FlushCacheFunctionProvider(
-                        () -> cache.get().map(OverdriveFileSystemCache::pageCache),
-                        () -> cache.get().map(_ -> injector.getInstance(PageCacheStats.class))));
+                        features.placerFactory(),
+                        features.nodeSelection().getAffinityGranularity()),
+                Set.of(features.flushCache()),
+                features.flushCacheProcessors());
     }
 
     void checkSpiVersion(String serverSpiVersion)

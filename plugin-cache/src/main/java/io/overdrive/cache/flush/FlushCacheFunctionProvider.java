@@ -1,7 +1,9 @@
 package io.overdrive.cache.flush;
 
-import io.overdrive.cache.page.PageCache;
+import com.google.inject.Inject;
+import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.stats.PageCacheStats;
+import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;
 import io.trino.spi.connector.ConnectorSession;
@@ -15,7 +17,6 @@ import io.trino.spi.function.table.TableFunctionSplitProcessor;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import static io.trino.spi.function.table.TableFunctionProcessorState.Finished.FINISHED;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -26,13 +27,15 @@ import static java.util.Objects.requireNonNull;
 public class FlushCacheFunctionProvider
         implements FunctionProvider
 {
-    private final Supplier<Optional<PageCache>> pageCache;
-    private final Supplier<Optional<PageCacheStats>> stats;
+    // empty on a node that does not cache: its row then says 0 bytes before and after
+    private final Optional<OverdriveFileSystemCache> cache;
 
-    public FlushCacheFunctionProvider(Supplier<Optional<PageCache>> pageCache, Supplier<Optional<PageCacheStats>> stats)
+    @Inject
+    public FlushCacheFunctionProvider(Optional<TrinoFileSystemCache> fileSystemCache)
     {
-        this.pageCache = requireNonNull(pageCache, "pageCache is null");
-        this.stats = requireNonNull(stats, "stats is null");
+        this.cache = fileSystemCache
+                .filter(OverdriveFileSystemCache.class::isInstance)
+                .map(OverdriveFileSystemCache.class::cast);
     }
 
     @Override
@@ -69,12 +72,12 @@ public class FlushCacheFunctionProvider
             }
             done = true;
             long before = cachedBytes();
-            pageCache.get().ifPresent(cache -> {
+            cache.map(OverdriveFileSystemCache::pageCache).ifPresent(pageCache -> {
                 if (handle.all()) {
-                    cache.invalidateAll();
+                    pageCache.invalidateAll();
                 }
                 else {
-                    cache.invalidatePaths(handle::matches);
+                    pageCache.invalidatePaths(handle::matches);
                 }
             });
             long after = cachedBytes();
@@ -89,7 +92,7 @@ public class FlushCacheFunctionProvider
 
         private long cachedBytes()
         {
-            return stats.get().map(PageCacheStats::getBytesCached).orElse(0L);
+            return cache.map(OverdriveFileSystemCache::stats).map(PageCacheStats::getBytesCached).orElse(0L);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.overdrive.cache.flush;
 
+import com.google.inject.Inject;
 import io.airlift.slice.Slice;
 import io.trino.metastore.Column;
 import io.trino.metastore.Database;
@@ -55,6 +56,7 @@ public class FlushCacheTableFunction
 
     private final HiveMetastoreFactory metastoreFactory;
 
+    @Inject
     public FlushCacheTableFunction(HiveMetastoreFactory metastoreFactory)
     {
         super(SCHEMA, NAME, List.of(

@@ -2,6 +2,7 @@ package io.overdrive.cache.placement;
 
 import com.google.inject.Binder;
 import com.google.inject.Provider;
+import com.google.inject.multibindings.OptionalBinder;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.config.NodeSelectionConfig;
@@ -9,6 +10,7 @@ import io.overdrive.scheduler.stats.PlacementStats;
 import io.trino.spi.catalog.CatalogName;
 
 import static com.google.inject.Scopes.SINGLETON;
+import static com.google.inject.multibindings.OptionalBinder.newOptionalBinder;
 import static io.airlift.configuration.ConfigBinder.configBinder;
 import static org.weakref.jmx.guice.ExportBinder.newExporter;
 
@@ -31,6 +33,8 @@ public class NodeSelectionModule
     protected void setup(Binder binder)
     {
         configBinder(binder).bindConfig(NodeSelectionConfig.class);
+        // present on the coordinator only: it places splits, workers just read each split's placement
+        OptionalBinder<SplitPlacerFactory> placerFactory = newOptionalBinder(binder, SplitPlacerFactory.class);
         if (!coordinator) {
             return;
         }
@@ -38,6 +42,6 @@ public class NodeSelectionModule
         Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
         newExporter(binder).export(PlacementStats.class)
                 .as(generator -> generator.generatedNameOf(PlacementStats.class, catalogName.get().toString()));
-        binder.bind(SplitPlacerFactory.class).toProvider(SplitPlacerFactoryProvider.class).in(SINGLETON);
+        placerFactory.setBinding().toProvider(SplitPlacerFactoryProvider.class).in(SINGLETON);
     }
 }

@@ -67,7 +67,6 @@ public final class SerialPriorityQueueMerge
         PageBuilder builder = new PageBuilder(batchSize, outputTypes);
         long rows = 0;
         Block[] groupKeys = null;
-        Block[] groupBlocks = null;
         int groupPosition = 0;
         while (!queue.isEmpty()) {
             Cursor cursor = queue.poll();
@@ -77,7 +76,6 @@ public final class SerialPriorityQueueMerge
                     rows += writeGroup(builder, groupKeys, groupPosition, accumulators, output);
                 }
                 groupKeys = cursor.keys;
-                groupBlocks = cursor.blocks;
                 groupPosition = position;
                 for (Accumulator accumulator : accumulators) {
                     accumulator.reset();
