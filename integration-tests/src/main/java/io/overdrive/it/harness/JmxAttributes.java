@@ -19,6 +19,8 @@ public final class JmxAttributes
     private JmxAttributes() {}
 
     /** Sums a numeric attribute over every MBean matching {@code pattern} on the node listening on {@code port}. */
+    // JMX over RMI looks the connector up through JNDI: here only on loopback, at the test's own Trino processes
+    @SuppressWarnings("BanJNDI")
     public static long sum(int port, String pattern, String attribute)
     {
         JMXServiceURL url;

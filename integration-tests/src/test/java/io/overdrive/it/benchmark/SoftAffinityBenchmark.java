@@ -511,6 +511,8 @@ public class SoftAffinityBenchmark
      * Sums a numeric attribute over the MBeans {@code type/catalog} on one node (JMX on loopback); an attribute
      * that does not exist fails with the attributes that do, so a renamed counter is obvious.
      */
+    // JMX over RMI looks the connector up through JNDI: here only on loopback, at the benchmark's own Trino processes
+    @SuppressWarnings("BanJNDI")
     static double jmxDouble(int port, String pattern, String attribute)
     {
         try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:%s/jmxrmi".formatted(port)), Map.of())) {
