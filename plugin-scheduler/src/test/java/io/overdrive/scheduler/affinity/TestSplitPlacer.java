@@ -2,7 +2,6 @@ package io.overdrive.scheduler.affinity;
 
 import io.overdrive.scheduler.config.NodeSelectionConfig;
 import io.overdrive.scheduler.config.NodeSelectionStrategy;
-import io.overdrive.scheduler.stats.CacheAdmissionStats;
 import io.overdrive.scheduler.stats.PlacementStats;
 import org.junit.jupiter.api.Test;
 
@@ -223,32 +222,6 @@ public class TestSplitPlacer
             String key = fileKey(zipf.nextRank());
             assertThat(second.place(key)).isEqualTo(first.place(key));
         }
-    }
-
-    @Test
-    public void testWorkerSideAdmissionAgreesWithPlacement()
-    {
-        List<Worker> all = workers(8);
-        Membership coordinatorView = Membership.of(all);
-        Membership workerView = Membership.of(all.reversed());
-        SplitPlacer placer = softPlacer(coordinatorView, new PlacementStats());
-        NodeSelectionConfig config = new NodeSelectionConfig().setNodeSelectionStrategy(SOFT_AFFINITY);
-        Map<String, AffinityCacheAdmission> admissions = new HashMap<>();
-        for (Worker worker : all) {
-            admissions.put(worker.nodeId(), new AffinityCacheAdmission(config, worker.nodeId(), () -> workerView, new CacheAdmissionStats()));
-        }
-        ZipfKeys zipf = new ZipfKeys(FILES, 1.1, 5);
-        int fallbacks = 0;
-        for (int split = 0; split < 50_000; split++) {
-            String key = fileKey(zipf.nextRank());
-            Placement placement = placer.place(key).orElseThrow();
-            boolean cached = admissions.get(placement.worker().nodeId()).shouldCache(key);
-            assertThat(cached).isEqualTo(placement.kind().isPreferredWorker());
-            if (!cached) {
-                fallbacks++;
-            }
-        }
-        assertThat(fallbacks).isPositive();
     }
 
     @Test

@@ -55,24 +55,4 @@ public class TestSchedulerStatsJmx
             server.unregisterMBean(name);
         }
     }
-
-    @Test
-    public void testCacheAdmissionStats()
-            throws Exception
-    {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName name = new ObjectName("io.overdrive.scheduler:name=TestCacheAdmissionStats");
-        CacheAdmissionStats stats = new CacheAdmissionStats();
-        new MBeanExporter(server).export(name.toString(), stats);
-        try {
-            stats.recordAdmitted();
-            stats.recordNotPreferred();
-            stats.recordNotPreferred();
-            assertThat(server.getAttribute(name, "Admitted.TotalCount")).isEqualTo(1L);
-            assertThat(server.getAttribute(name, "NotCachedNotPreferred.TotalCount")).isEqualTo(2L);
-        }
-        finally {
-            server.unregisterMBean(name);
-        }
-    }
 }
