@@ -65,8 +65,7 @@ final class DryRunPageCache
     @Override
     public void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context)
     {
-        if (!context.cacheable()) {
-            stats.recordNotCachedNotPreferred();
+        if (!writeGate.isCacheable(context)) {
             return;
         }
         int length = page.remaining();

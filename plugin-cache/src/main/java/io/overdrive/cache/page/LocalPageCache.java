@@ -210,8 +210,7 @@ final class LocalPageCache
     @Override
     public void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context)
     {
-        if (!context.cacheable()) {
-            stats.recordNotCachedNotPreferred();
+        if (!writeGate.isCacheable(context)) {
             return;
         }
         Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());

@@ -10,8 +10,9 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Whether a page offered to the cache is written at all: TinyLFU admission ({@code cache.admission}) once caching it
- * would evict, then the write-rate limit ({@code cache.write-rate-limit}). The same for the real cache and the dry run,
+ * Whether a page offered to the cache is written at all: only on a preferred worker (soft affinity), by TinyLFU
+ * admission ({@code cache.admission}) once caching it would evict, then within the write-rate limit
+ * ({@code cache.write-rate-limit}). The same for the real cache and the dry run,
  * so that a dry run predicts what the cache would hold.
  */
 final class WriteGate
@@ -34,6 +35,16 @@ final class WriteGate
     void recordAccess(PageId pageId)
     {
         admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
+    }
+
+    /** Whether this node may cache the read's pages at all: under soft affinity, only the file's preferred workers do. */
+    boolean isCacheable(CacheReadContext context)
+    {
+        if (!context.cacheable()) {
+            stats.recordNotCachedNotPreferred();
+            return false;
+        }
+        return true;
     }
 
     /** Whether to write the page; {@code wouldEvict}: whether caching it now would push another page out. */
