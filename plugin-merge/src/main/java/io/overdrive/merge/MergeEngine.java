@@ -1,8 +1,9 @@
 package io.overdrive.merge;
 
 import io.airlift.log.Logger;
-import io.overdrive.merge.admission.Admission;
-import io.overdrive.merge.admission.MergeScheduler;
+import io.airlift.units.Duration;
+import io.overdrive.merge.pool.MergeTicket;
+import io.overdrive.merge.pool.MergePool;
 import io.overdrive.merge.config.MergeConfig;
 import io.overdrive.merge.engine.MergePlan;
 import io.overdrive.merge.engine.ParallelMerge;
@@ -16,14 +17,19 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 
+import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
- * The node's merge engine: one shared merge pool with priority + FIFO admission, and the merges running on it.
+ * The node's merge engine: one shared merge pool with priority + FIFO ticket, and the merges running on it.
  * Create one per node (per plugin instance) and close it on shutdown.
  *
  * <pre>{@code
@@ -39,10 +45,13 @@ public final class MergeEngine
     private static final Logger log = Logger.get(MergeEngine.class);
 
     private final MergeConfig config;
-    private final MergeScheduler scheduler;
+    private final MergePool pool;
     private final MergeStats stats;
     private final TypeOperators typeOperators;
     private final Set<ParallelMerge> merges = ConcurrentHashMap.newKeySet();
+    // one thread for every merge's merge.timeout
+    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemonThreadsNamed("overdrive-merge-timeout"));
+    private volatile boolean closed;
 
     public MergeEngine(MergeConfig config)
     {
@@ -54,16 +63,20 @@ public final class MergeEngine
         this.config = requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.typeOperators = requireNonNull(typeOperators, "typeOperators is null");
-        this.scheduler = new MergeScheduler(config.getPoolSize(), config.isFifo());
+        this.pool = new MergePool(config.getPoolSize(), config.isFifo());
     }
 
     /**
-     * Starts a merge; it waits for admission if the pool is busy. The engine owns the request's sources from now on
+     * Starts a merge; it waits for ticket if the pool is busy. The engine owns the request's sources from now on
      * and closes them, also when this method throws because the request is invalid.
      */
     public MergedPageStream merge(MergeRequest request)
     {
         requireNonNull(request, "request is null");
+        if (closed) {
+            request.sources().forEach(MergeEngine::closeQuietly);
+            throw new IllegalStateException("The merge engine is closed: the node is shutting down");
+        }
         MergePlan plan;
         try {
             plan = MergePlan.create(request, typeOperators);
@@ -72,14 +85,14 @@ public final class MergeEngine
             request.sources().forEach(MergeEngine::closeQuietly);
             throw e;
         }
-        Admission admission = scheduler.arrive(request.priority());
+        MergeTicket ticket = pool.arrive(request.priority());
         ParallelMerge merge = ParallelMerge.submit(
                 plan,
                 request.sources(),
-                scheduler,
+                pool,
                 stats,
-                admission,
-                request.parallelism().orElse(config.getParallelismSetting()),
+                ticket,
+                request.parallelism().orElse(config.getParallelism()),
                 config.getBatchSize(),
                 config.getQueueSize(),
                 config.getTargetTaskTime().roundTo(NANOSECONDS),
@@ -89,6 +102,9 @@ public final class MergeEngine
         if (merge.isTerminated()) {
             merges.remove(merge);
         }
+        Duration timeout = config.getTimeout();
+        ScheduledFuture<?> timer = timeouts.schedule(() -> merge.timeOut(timeout), timeout.toMillis(), MILLISECONDS);
+        merge.terminationFuture().whenComplete((_, _) -> timer.cancel(false));
         return merge;
     }
 
@@ -105,9 +121,9 @@ public final class MergeEngine
         return stats;
     }
 
-    public MergeScheduler getScheduler()
+    public MergePool getPool()
     {
-        return scheduler;
+        return pool;
     }
 
     public MergeConfig getConfig()
@@ -129,6 +145,7 @@ public final class MergeEngine
     @Override
     public void close()
     {
+        closed = true;
         List<CompletableFuture<Void>> terminations = new ArrayList<>();
         for (ParallelMerge merge : merges) {
             merge.close();
@@ -143,7 +160,9 @@ public final class MergeEngine
         catch (ExecutionException | TimeoutException e) {
             log.warn(e, "Merges did not all stop before the merge pool was shut down");
         }
-        scheduler.close();
+        // fails what is still queued (a merge that arrived during close) and closes its inputs
+        pool.close();
+        timeouts.shutdownNow();
     }
 
     private static void closeQuietly(SortedPageSource source)

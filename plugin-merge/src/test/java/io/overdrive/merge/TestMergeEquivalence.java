@@ -56,7 +56,7 @@ public class TestMergeEquivalence
     {
         for (MergeEngine engine : engines) {
             engine.close();
-            assertThat(engine.getScheduler().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
         executor.shutdownNow();
     }
@@ -108,7 +108,7 @@ public class TestMergeEquivalence
             }
         }
         for (MergeEngine engine : engines) {
-            assertThat(engine.getScheduler().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
             assertThat(engine.getActiveMerges()).isZero();
             assertThat(engine.getStats().getRunningMerges()).isZero();
             assertThat(engine.getStats().getQueuedMerges()).isZero();

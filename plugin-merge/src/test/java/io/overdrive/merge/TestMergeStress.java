@@ -1,6 +1,7 @@
 package io.overdrive.merge;
 
 import io.airlift.units.Duration;
+import io.overdrive.merge.MergeInfo;
 import io.overdrive.merge.MergeInfo.MergeState;
 import io.overdrive.merge.config.MergeConfig;
 import io.overdrive.merge.config.MergeParallelism;
@@ -11,6 +12,7 @@ import io.overdrive.merge.testing.Rows;
 import io.overdrive.merge.testing.TestingSource.Failure;
 import io.overdrive.merge.testing.TestingSource;
 import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.trino.spi.StandardErrorCode.EXCEEDED_TIME_LIMIT;
 import static java.util.concurrent.TimeUnit.MICROSECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -171,9 +174,9 @@ public class TestMergeStress
                 assertThat(info.state()).isIn(MergeState.FINISHED, MergeState.CANCELLED, MergeState.FAILED);
                 assertThat(info.bufferedBytes()).as("pages released").isZero();
             }
-            assertThat(engine.getScheduler().awaitQuiescence(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(engine.getScheduler().getRunningTasks()).isZero();
-            assertThat(engine.getScheduler().getQueuedTasks()).isZero();
+            assertThat(engine.getPool().awaitQuiescence(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().getRunningTasks()).isZero();
+            assertThat(engine.getPool().getQueuedTasks()).isZero();
             assertThat(engine.getActiveMerges()).isZero();
             assertThat(engine.getStats().getRunningMerges()).isZero();
             assertThat(engine.getStats().getQueuedMerges()).isZero();
@@ -194,7 +197,7 @@ public class TestMergeStress
         finally {
             consumers.shutdownNow();
             engine.close();
-            assertThat(engine.getScheduler().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
             inputThreads.shutdownNow();
         }
         assertThat(poolThreads(engine)).as("pool threads after close").isZero();
@@ -222,7 +225,7 @@ public class TestMergeStress
             for (NeverReadySource source : stuck) {
                 assertThat(source.closed).isTrue();
             }
-            assertThat(engine.getScheduler().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
             assertThat(engine.getStats().getFailedMerges().getTotalCount()).isEqualTo(1);
         }
     }
@@ -243,14 +246,122 @@ public class TestMergeStress
             Drain.awaitTerminated(stream);
             assertThat(stream.getInfo().state()).isEqualTo(MergeState.CANCELLED);
             stuck.forEach(source -> assertThat(source.closed).isTrue());
-            assertThat(engine.getScheduler().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getPool().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
             assertThat(engine.getStats().getCancelledMerges().getTotalCount()).isEqualTo(1);
         }
     }
 
+    @Test
+    public void testMergeAfterCloseFailsAndClosesItsInputs()
+    {
+        MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2));
+        engine.close();
+        RandomCase testCase = RandomCase.generate(new Random(7), 1, 50);
+        List<NeverReadySource> inputs = List.of(new NeverReadySource(), new NeverReadySource());
+        assertThatThrownBy(() -> engine.merge(new MergeRequest(testCase.types(), testCase.sortKeys(), List.copyOf(inputs), Optional.empty(), OptionalLong.empty(), 0, Optional.empty())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("The merge engine is closed: the node is shutting down");
+        inputs.forEach(input -> assertThat(input.closed).isTrue());
+    }
+
+    @Test
+    public void testMergeOverTimeoutFailsAndReleasesEverything()
+            throws Exception
+    {
+        try (MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2).setTimeout(new Duration(1, TimeUnit.SECONDS)))) {
+            RandomCase testCase = RandomCase.generate(new Random(8), 1, 50);
+            List<NeverReadySource> stuck = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                stuck.add(new NeverReadySource());
+            }
+            MergedPageStream stream = engine.merge(new MergeRequest(testCase.types(), testCase.sortKeys(), List.copyOf(stuck), Optional.empty(), OptionalLong.empty(), 0, Optional.of(MergeParallelism.fixed(2))));
+            assertThatThrownBy(() -> Drain.all(stream))
+                    .isInstanceOfSatisfying(TrinoException.class, e -> assertThat(e.getErrorCode()).isEqualTo(EXCEEDED_TIME_LIMIT.toErrorCode()))
+                    .hasMessageContaining("exceeded merge.timeout (1.00s)");
+            Drain.awaitTerminated(stream);
+            assertThat(stream.getInfo().state()).isEqualTo(MergeState.FAILED);
+            stuck.forEach(source -> assertThat(source.closed).isTrue());
+            assertThat(stream.getInfo().bufferedBytes()).isZero();
+            assertThat(engine.getPool().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getActiveMerges()).isZero();
+        }
+    }
+
+    @Test
+    public void testMergesQueuedAtCloseFailAndCloseTheirInputs()
+            throws Exception
+    {
+        // one pool thread, held by merges of inputs that never become ready, and many more merges queued behind them
+        MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(1));
+        RandomCase testCase = RandomCase.generate(new Random(9), 1, 50);
+        List<NeverReadySource> all = new ArrayList<>();
+        List<MergedPageStream> streams = new ArrayList<>();
+        for (int merge = 0; merge < 20; merge++) {
+            List<NeverReadySource> inputs = List.of(new NeverReadySource(), new NeverReadySource(), new NeverReadySource());
+            all.addAll(inputs);
+            streams.add(engine.merge(new MergeRequest(testCase.types(), testCase.sortKeys(), List.copyOf(inputs), Optional.empty(), OptionalLong.empty(), 0, Optional.empty())));
+        }
+        engine.close();
+        assertThat(engine.getPool().awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        for (MergedPageStream stream : streams) {
+            Drain.awaitTerminated(stream);
+            assertThat(stream.getInfo().state().isDone()).isTrue();
+        }
+        all.forEach(source -> assertThat(source.closed).as("every input closed").isTrue());
+        assertThat(engine.getActiveMerges()).isZero();
+    }
+
+    @Test
+    public void testMergeInfoAndStatsDescribeEachMerge()
+            throws Exception
+    {
+        try (MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2))) {
+            RandomCase testCase = RandomCase.generate(new Random(10), 6, 400);
+            MergedPageStream stream = engine.merge(new MergeRequest(testCase.types(), testCase.sortKeys(), inMemorySources(testCase), Optional.empty(), OptionalLong.empty(), 0, Optional.of(MergeParallelism.fixed(2))));
+            long rows = Drain.all(stream).stream().mapToLong(Page::getPositionCount).sum();
+            Drain.awaitTerminated(stream);
+            MergeInfo info = stream.getInfo();
+            assertThat(rows).isEqualTo(testCase.inputs().stream().mapToLong(List::size).sum());
+            assertThat(info.outputRows()).isEqualTo(rows);
+            assertThat(info.parallelism()).isEqualTo(2);
+            assertThat(info.endNanos().orElseThrow()).isGreaterThanOrEqualTo(info.startNanos().orElseThrow());
+            assertThat(engine.getStats().getRowsPerMerge().getAllTime().getMax()).isEqualTo((double) rows);
+        }
+    }
+
+    @Test
+    public void testReadingEverythingThenClosingIsAFinishedMerge()
+            throws Exception
+    {
+        // closing the stream right after the last page races the merge's own end: it must count as finished
+        try (MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2))) {
+            int merges = 200;
+            for (int merge = 0; merge < merges; merge++) {
+                RandomCase testCase = RandomCase.generate(new Random(merge), 3, 20);
+                MergedPageStream stream = engine.merge(new MergeRequest(testCase.types(), testCase.sortKeys(), inMemorySources(testCase), Optional.empty(), OptionalLong.empty(), 0, Optional.of(MergeParallelism.fixed(1 + merge % 3))));
+                Drain.all(stream);
+                stream.close();
+            }
+            assertThat(engine.getPool().awaitQuiescence(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(engine.getStats().getCancelledMerges().getTotalCount()).isZero();
+            assertThat(engine.getStats().getFinishedMerges().getTotalCount()).isEqualTo(merges);
+        }
+    }
+
+    // in memory and never blocked: the executor is not used
+    private static final ScheduledExecutorService UNUSED_EXECUTOR = Executors.newSingleThreadScheduledExecutor();
+
+    private static List<SortedPageSource> inMemorySources(RandomCase testCase)
+    {
+        Random random = new Random(testCase.inputs().size());
+        return testCase.inputs().stream()
+                .<SortedPageSource>map(input -> TestingSource.inMemory(Rows.toPages(testCase.types(), input, 1 + random.nextInt(20), random), UNUSED_EXECUTOR))
+                .toList();
+    }
+
     private static long poolThreads(MergeEngine engine)
     {
-        String prefix = engine.getScheduler().getThreadNamePrefix();
+        String prefix = engine.getPool().getThreadNamePrefix();
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .filter(thread -> thread.getName().startsWith(prefix))

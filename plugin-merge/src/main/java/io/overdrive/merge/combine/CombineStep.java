@@ -33,12 +33,4 @@ public enum CombineStep
     {
         return finalOutput;
     }
-
-    public static CombineStep of(boolean stateInput, boolean finalOutput)
-    {
-        if (stateInput) {
-            return finalOutput ? FINAL : INTERMEDIATE;
-        }
-        return finalOutput ? SINGLE : PARTIAL;
-    }
 }

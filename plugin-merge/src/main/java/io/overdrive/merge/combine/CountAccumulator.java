@@ -1,10 +1,12 @@
 package io.overdrive.merge.combine;
 
 import io.trino.spi.PageBuilder;
+import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.block.ValueBlock;
 
+import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
 import static io.trino.spi.type.BigintType.BIGINT;
 
 /**
@@ -56,10 +58,16 @@ final class CountAccumulator
             case STATES -> {
                 Block block = page[channel];
                 long sum = count;
-                for (int position = from; position < to; position++) {
-                    if (!block.isNull(position)) {
-                        sum = Math.addExact(sum, BIGINT.getLong(block, position));
+                try {
+                    for (int position = from; position < to; position++) {
+                        if (!block.isNull(position)) {
+                            sum = Math.addExact(sum, BIGINT.getLong(block, position));
+                        }
                     }
+                }
+                catch (ArithmeticException e) {
+                    // as sum does: the query fails with Trino's error for a value out of range, not an internal error
+                    throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "bigint addition overflow in count", e);
                 }
                 count = sum;
             }

@@ -8,8 +8,8 @@ import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
@@ -18,11 +18,12 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 public class MergeConfig
 {
     private int poolSize = Runtime.getRuntime().availableProcessors();
-    private String parallelism = "auto";
+    private MergeParallelism parallelism = MergeParallelism.AUTO;
     private int batchSize = 4096;
     private Duration targetTaskTime = new Duration(10, MILLISECONDS);
     private int queueSize = 16;
     private boolean fifo = true;
+    private Duration timeout = new Duration(1, HOURS);
 
     @Min(value = 1, message = "merge.pool-size must be at least 1")
     @Max(value = 4096, message = "merge.pool-size must be at most 4096")
@@ -39,9 +40,10 @@ public class MergeConfig
         return this;
     }
 
+    // parsed once, here: text that is no parallelism becomes null, which the validation reports with the property's
+    // name and what it accepts (Airlift would report a parse exception without either)
     @NotNull(message = "merge.parallelism must be 'auto' or a positive integer")
-    @Pattern(regexp = MergeParallelism.PATTERN, message = "merge.parallelism must be 'auto' or a positive integer")
-    public String getParallelism()
+    public MergeParallelism getParallelism()
     {
         return parallelism;
     }
@@ -50,21 +52,14 @@ public class MergeConfig
     @ConfigDescription("Layer-1 tasks per merge: 'auto' chooses from the pool's current utilisation, 1 merges serially in one task")
     public MergeConfig setParallelism(String parallelism)
     {
-        this.parallelism = parallelism;
+        this.parallelism = parallelism == null ? null : MergeParallelism.parse(parallelism).orElse(null);
         return this;
     }
 
     public MergeConfig setParallelism(MergeParallelism parallelism)
     {
-        return setParallelism(parallelism.toString());
-    }
-
-    /**
-     * The validated {@code merge.parallelism}.
-     */
-    public MergeParallelism getParallelismSetting()
-    {
-        return MergeParallelism.valueOf(parallelism);
+        this.parallelism = parallelism;
+        return this;
     }
 
     @Min(value = 1, message = "merge.batch-size must be at least 1 row")
@@ -123,6 +118,21 @@ public class MergeConfig
     public MergeConfig setFifo(boolean fifo)
     {
         this.fifo = fifo;
+        return this;
+    }
+
+    @NotNull(message = "merge.timeout must be set, e.g. 1h")
+    @MinDuration(value = "1s", message = "merge.timeout must be at least 1s")
+    public Duration getTimeout()
+    {
+        return timeout;
+    }
+
+    @Config("merge.timeout")
+    @ConfigDescription("A merge still running after this long fails with EXCEEDED_TIME_LIMIT, and its tasks, buffers and inputs are released")
+    public MergeConfig setTimeout(Duration timeout)
+    {
+        this.timeout = timeout;
         return this;
     }
 }

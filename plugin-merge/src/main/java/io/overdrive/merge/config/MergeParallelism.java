@@ -1,6 +1,7 @@
 package io.overdrive.merge.config;
 
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -12,8 +13,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 public record MergeParallelism(OptionalInt fixed)
 {
     public static final MergeParallelism AUTO = new MergeParallelism(OptionalInt.empty());
-    // what valueOf accepts (for bean validation of the property text)
-    public static final String PATTERN = "(?i)\\s*(auto|0*[1-9][0-9]{0,8})\\s*";
 
     public MergeParallelism
     {
@@ -25,25 +24,23 @@ public record MergeParallelism(OptionalInt fixed)
         return new MergeParallelism(OptionalInt.of(tasks));
     }
 
-    /**
-     * Parses the {@code merge.parallelism} property; Airlift calls this to coerce the property text.
-     */
-    public static MergeParallelism valueOf(String value)
+    /** {@code auto} (any case) or a positive integer, with blanks around it; empty for anything else. */
+    public static Optional<MergeParallelism> parse(String value)
     {
-        String text = value.trim().toLowerCase(Locale.ROOT);
+        String text = value.strip().toLowerCase(Locale.ROOT);
         if (text.equals("auto")) {
-            return AUTO;
+            return Optional.of(AUTO);
         }
         try {
             int tasks = Integer.parseInt(text);
             if (tasks > 0) {
-                return fixed(tasks);
+                return Optional.of(fixed(tasks));
             }
         }
         catch (NumberFormatException _) {
-            // reported below
+            // not a number: not a parallelism
         }
-        throw new IllegalArgumentException("merge.parallelism must be 'auto' or a positive integer, but was '" + value + "'");
+        return Optional.empty();
     }
 
     public boolean isAuto()

@@ -17,7 +17,7 @@ import static java.util.Objects.requireNonNull;
  * is queued again when one completes), or when the merge is done. A task never blocks a pool thread.
  *
  * <p>The merge heap holds cursors ordered by their current row; ties go to the lower input index, so the merge is
- * stable. Only the thread running a slice touches the task's state; slices are ordered by the scheduler's queue.
+ * stable. Only the thread running a slice touches the task's state; slices are ordered by the pool's queue.
  */
 final class MergeTask
         implements Runnable

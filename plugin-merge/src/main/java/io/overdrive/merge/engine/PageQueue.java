@@ -6,6 +6,7 @@ import io.trino.spi.Page;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
@@ -27,6 +28,7 @@ final class PageQueue
     private final ArrayDeque<Page> pages = new ArrayDeque<>();
     private long bufferedBytes;
     private boolean producerFinished;
+    private long rowsOffered;
     private Throwable failure;
     private boolean closed;
     private CompletableFuture<Void> notEmpty = new CompletableFuture<>();
@@ -54,6 +56,7 @@ final class PageQueue
                 return NOT_BLOCKED;
             }
             pages.addLast(page);
+            rowsOffered += page.getPositionCount();
             long bytes = page.getSizeInBytes();
             bufferedBytes += bytes;
             mergeBufferedBytes.addAndGet(bytes);
@@ -124,14 +127,19 @@ final class PageQueue
         wakeProducer.complete(null);
     }
 
-    synchronized boolean isClosed()
+    /**
+     * Runs {@code action} unless the producer has finished, with the producer unable to finish meanwhile; returns what
+     * the action returned, or false when the producer had finished.
+     */
+    /** Rows of every page the producer added (those the consumer discarded by closing early included). */
+    synchronized long rowsOffered()
     {
-        return closed;
+        return rowsOffered;
     }
 
-    synchronized boolean isProducerFinished()
+    synchronized boolean unlessProducerFinished(BooleanSupplier action)
     {
-        return producerFinished;
+        return !producerFinished && action.getAsBoolean();
     }
 
     @Override

@@ -6,18 +6,21 @@ import io.overdrive.merge.MergeInfo.MergeState;
 import io.overdrive.merge.MergeInfo;
 import io.overdrive.merge.MergedPageStream;
 import io.overdrive.merge.SortedPageSource;
-import io.overdrive.merge.admission.Admission;
-import io.overdrive.merge.admission.MergeScheduler;
+import io.overdrive.merge.pool.MergeTicket;
+import io.overdrive.merge.pool.MergePool;
 import io.overdrive.merge.config.MergeParallelism;
 import io.overdrive.merge.stats.MergeStats.MergeOutcome;
 import io.overdrive.merge.stats.MergeStats;
+import io.airlift.units.Duration;
 import io.trino.spi.Page;
+import io.trino.spi.TrinoException;
 import io.trino.spi.type.Type;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,10 +31,12 @@ import static io.overdrive.merge.MergeInfo.MergeState.FAILED;
 import static io.overdrive.merge.MergeInfo.MergeState.FINISHED;
 import static io.overdrive.merge.MergeInfo.MergeState.QUEUED;
 import static io.overdrive.merge.MergeInfo.MergeState.RUNNING;
+import static io.trino.spi.StandardErrorCode.EXCEEDED_TIME_LIMIT;
+import static io.trino.spi.StandardErrorCode.SERVER_SHUTTING_DOWN;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One merge, from admission to its last task: Druid's two-layer design on the merge pool. When admitted it chooses
+ * One merge, from ticket to its last task: Druid's two-layer design on the merge pool. When admitted it chooses
  * the number of layer-1 tasks p. With p = 1 a single task merges all inputs straight into the consumer's queue.
  * With p > 1, p layer-1 tasks each merge a contiguous slice of the inputs (combining into partial states) into a
  * bounded queue, and one layer-2 task merges those queues into the consumer's queue.
@@ -47,9 +52,9 @@ public final class ParallelMerge
 
     private final MergePlan plan;
     private final List<SortedPageSource> sources;
-    private final MergeScheduler scheduler;
+    private final MergePool pool;
     private final MergeStats stats;
-    private final Admission admission;
+    private final MergeTicket ticket;
     private final MergeParallelism parallelismSetting;
     private final int batchSize;
     private final int queueSize;
@@ -66,14 +71,15 @@ public final class ParallelMerge
     private volatile int parallelism;
     private volatile long startNanos = -1;
     private volatile boolean terminated;
+    private volatile long endNanos = -1;
     private final CompletableFuture<Void> termination = new CompletableFuture<>();
 
     private ParallelMerge(
             MergePlan plan,
             List<SortedPageSource> sources,
-            MergeScheduler scheduler,
+            MergePool pool,
             MergeStats stats,
-            Admission admission,
+            MergeTicket ticket,
             MergeParallelism parallelismSetting,
             int batchSize,
             int queueSize,
@@ -82,9 +88,9 @@ public final class ParallelMerge
     {
         this.plan = requireNonNull(plan, "plan is null");
         this.sources = ImmutableList.copyOf(sources);
-        this.scheduler = requireNonNull(scheduler, "scheduler is null");
+        this.pool = requireNonNull(pool, "pool is null");
         this.stats = requireNonNull(stats, "stats is null");
-        this.admission = requireNonNull(admission, "admission is null");
+        this.ticket = requireNonNull(ticket, "ticket is null");
         this.parallelismSetting = requireNonNull(parallelismSetting, "parallelismSetting is null");
         this.batchSize = batchSize;
         this.queueSize = queueSize;
@@ -94,23 +100,24 @@ public final class ParallelMerge
     }
 
     /**
-     * Queues a merge for admission; its first task plans the merge when the scheduler admits it.
+     * Queues a merge for ticket; its first task plans the merge when the pool admits it.
      */
     public static ParallelMerge submit(
             MergePlan plan,
             List<SortedPageSource> sources,
-            MergeScheduler scheduler,
+            MergePool pool,
             MergeStats stats,
-            Admission admission,
+            MergeTicket ticket,
             MergeParallelism parallelism,
             int batchSize,
             int queueSize,
             long targetTaskNanos,
             Consumer<ParallelMerge> onEnded)
     {
-        ParallelMerge merge = new ParallelMerge(plan, sources, scheduler, stats, admission, parallelism, batchSize, queueSize, targetTaskNanos, onEnded);
+        ParallelMerge merge = new ParallelMerge(plan, sources, pool, stats, ticket, parallelism, batchSize, queueSize, targetTaskNanos, onEnded);
         stats.mergeQueued();
-        scheduler.submit(admission, merge::start);
+        // a closed pool fails the merge, which closes its inputs
+        pool.submit(ticket, merge::start, merge::rejected);
         return merge;
     }
 
@@ -124,7 +131,7 @@ public final class ParallelMerge
         startNanos = now;
         int chosen = chooseParallelism();
         parallelism = chosen;
-        stats.mergeStarted(now - admission.arrivalNanos(), chosen);
+        stats.mergeStarted(now - ticket.arrivalNanos(), chosen);
 
         List<MergeTask> planned = new ArrayList<>();
         List<PageQueue> layerQueues = new ArrayList<>();
@@ -158,7 +165,7 @@ public final class ParallelMerge
         tasks = List.copyOf(planned);
 
         if (chosen == 1) {
-            // already on a pool thread in admission order: run the first slice now
+            // already on a pool thread in ticket order: run the first slice now
             planned.getFirst().run();
             return;
         }
@@ -178,14 +185,18 @@ public final class ParallelMerge
         }
         // as many layer-1 tasks as the pool has idle threads, at most sqrt(k) so the layer-2 merge stays light;
         // the layer-2 task shares the threads (it does little work once layer 1 has combined)
-        int idle = scheduler.idleThreadsForPlanning();
+        int idle = pool.idleThreadsForPlanning();
         int fanIn = (int) Math.floor(Math.sqrt(inputs));
         return Math.max(1, Math.min(idle, fanIn));
     }
 
     void schedule(MergeTask task)
     {
-        scheduler.submit(admission, task);
+        pool.submit(ticket, task, rejection -> {
+            // the pool is closing: fail the merge, then let the task see it stopping and close its inputs here
+            rejected(rejection);
+            task.run();
+        });
     }
 
     MergeStats stats()
@@ -213,14 +224,28 @@ public final class ParallelMerge
         log.debug(failure, "Merge already ended; ignoring a later failure");
     }
 
+    private void rejected(RejectedExecutionException rejection)
+    {
+        fail(new TrinoException(SERVER_SHUTTING_DOWN, "The merge pool is closed: the node is shutting down", rejection));
+    }
+
+    /** {@code merge.timeout} has passed since the merge arrived: fail it unless it has ended, releasing everything. */
+    public void timeOut(Duration timeout)
+    {
+        if (!state.get().isDone()) {
+            fail(new TrinoException(EXCEEDED_TIME_LIMIT, "Merge of %s inputs exceeded merge.timeout (%s); it was stopped and its inputs closed".formatted(sources.size(), timeout)));
+        }
+    }
+
     private void cancel()
     {
         if (state.compareAndSet(QUEUED, CANCELLED)) {
             endQueued(MergeOutcome.CANCELLED);
             return;
         }
-        // once the output is complete the merge is only winding down; that is not a cancellation
-        if (!output.isProducerFinished() && state.compareAndSet(RUNNING, CANCELLED)) {
+        // once the output is complete the merge is only winding down; that is not a cancellation. Checked and set with
+        // the producer held off, so a merge that completes at that moment is either finished or cancelled, not both
+        if (output.unlessProducerFinished(() -> state.compareAndSet(RUNNING, CANCELLED))) {
             stopTasks();
         }
     }
@@ -238,8 +263,14 @@ public final class ParallelMerge
 
     private void ended(MergeOutcome outcome, boolean wasRunning)
     {
+        long now = System.nanoTime();
+        endNanos = now;
         terminated = true;
-        stats.mergeEnded(outcome, wasRunning);
+        long start = startNanos;
+        long rows = output.rowsOffered();
+        stats.mergeEnded(outcome, wasRunning, rows, start < 0 ? 0 : now - start);
+        log.debug("Merge %s: %s inputs, parallelism %s, %s rows out, waited %sms, ran %sms",
+                outcome, sources.size(), parallelism, rows, ((start < 0 ? now : start) - ticket.arrivalNanos()) / 1_000_000, start < 0 ? 0 : (now - start) / 1_000_000);
         onEnded.accept(this);
         termination.complete(null);
     }
@@ -320,12 +351,16 @@ public final class ParallelMerge
     public MergeInfo getInfo()
     {
         long start = startNanos;
-        return new MergeInfo(state.get(), parallelism, admission.arrivalNanos(), start < 0 ? OptionalLong.empty() : OptionalLong.of(start), bufferedBytes.get(), terminated);
-    }
-
-    public Admission getAdmission()
-    {
-        return admission;
+        long end = endNanos;
+        return new MergeInfo(
+                state.get(),
+                parallelism,
+                ticket.arrivalNanos(),
+                start < 0 ? OptionalLong.empty() : OptionalLong.of(start),
+                end < 0 ? OptionalLong.empty() : OptionalLong.of(end),
+                output.rowsOffered(),
+                bufferedBytes.get(),
+                terminated);
     }
 
     /**

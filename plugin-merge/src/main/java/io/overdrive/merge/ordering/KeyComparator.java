@@ -13,21 +13,15 @@ import static java.util.Objects.requireNonNull;
 public abstract sealed class KeyComparator
         permits KeyComparators.LongComparator, KeyComparators.DoubleComparator, KeyComparators.VarcharComparator, KeyComparators.OperatorComparator
 {
-    private final SortOrder sortOrder;
     private final boolean ascending;
     private final int nullLeft;
 
     protected KeyComparator(SortOrder sortOrder)
     {
-        this.sortOrder = requireNonNull(sortOrder, "sortOrder is null");
+        requireNonNull(sortOrder, "sortOrder is null");
         this.ascending = sortOrder.isAscending();
         // nulls are placed first or last whatever the direction
         this.nullLeft = sortOrder.isNullsFirst() ? -1 : 1;
-    }
-
-    public final SortOrder sortOrder()
-    {
-        return sortOrder;
     }
 
     public final int compare(Block left, int leftPosition, Block right, int rightPosition)

@@ -21,8 +21,10 @@ public final class MergeStats
     private final CounterStat finishedMerges = new CounterStat();
     private final CounterStat failedMerges = new CounterStat();
     private final CounterStat cancelledMerges = new CounterStat();
-    private final TimeStat admissionWait = new TimeStat(MILLISECONDS);
+    private final TimeStat poolWait = new TimeStat(MILLISECONDS);
     private final DistributionStat parallelism = new DistributionStat();
+    private final DistributionStat rowsPerMerge = new DistributionStat();
+    private final TimeStat runTime = new TimeStat(MILLISECONDS);
     private final CounterStat rowsIn = new CounterStat();
     private final CounterStat rowsOut = new CounterStat();
     private final CounterStat yields = new CounterStat();
@@ -32,12 +34,12 @@ public final class MergeStats
         queuedMerges.incrementAndGet();
     }
 
-    public void mergeStarted(long admissionWaitNanos, int chosenParallelism)
+    public void mergeStarted(long poolWaitNanos, int chosenParallelism)
     {
         queuedMerges.decrementAndGet();
         runningMerges.incrementAndGet();
         startedMerges.update(1);
-        admissionWait.addNanos(admissionWaitNanos);
+        poolWait.addNanos(poolWaitNanos);
         parallelism.add(chosenParallelism);
     }
 
@@ -49,10 +51,13 @@ public final class MergeStats
         queuedMerges.decrementAndGet();
     }
 
-    public void mergeEnded(MergeOutcome outcome, boolean wasRunning)
+    /** A merge ended: its rows out and how long it ran (0 if it never started). */
+    public void mergeEnded(MergeOutcome outcome, boolean wasRunning, long outputRows, long runNanos)
     {
         if (wasRunning) {
             runningMerges.decrementAndGet();
+            rowsPerMerge.add(outputRows);
+            runTime.addNanos(runNanos);
         }
         switch (outcome) {
             case FINISHED -> finishedMerges.update(1);
@@ -82,7 +87,7 @@ public final class MergeStats
         return runningMerges.get();
     }
 
-    @Managed(description = "Merges waiting for admission to the pool")
+    @Managed(description = "Merges waiting for a thread of the merge pool")
     public long getQueuedMerges()
     {
         return queuedMerges.get();
@@ -116,11 +121,25 @@ public final class MergeStats
         return cancelledMerges;
     }
 
+    @Managed
+    @Nested
+    public DistributionStat getRowsPerMerge()
+    {
+        return rowsPerMerge;
+    }
+
+    @Managed
+    @Nested
+    public TimeStat getRunTime()
+    {
+        return runTime;
+    }
+
     @Managed(description = "Time from a merge's arrival to the start of its first task")
     @Nested
-    public TimeStat getAdmissionWait()
+    public TimeStat getPoolWait()
     {
-        return admissionWait;
+        return poolWait;
     }
 
     @Managed(description = "Layer-1 tasks chosen per merge (1 = serial)")

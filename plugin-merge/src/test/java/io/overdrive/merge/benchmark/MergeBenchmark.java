@@ -80,7 +80,7 @@ public class MergeBenchmark
             serial.merge(data, page -> rows[0] += page.getPositionCount());
             return rows[0];
         }
-        return runEngine(engine, data, MergeParallelism.valueOf(parallelism));
+        return runEngine(engine, data, MergeParallelism.parse(parallelism).orElseThrow());
     }
 
     static long runEngine(MergeEngine engine, List<List<Page>> data, MergeParallelism parallelism)

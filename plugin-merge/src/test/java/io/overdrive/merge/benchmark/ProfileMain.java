@@ -39,7 +39,7 @@ public final class ProfileMain
                     rows += count[0];
                 }
                 else {
-                    rows += MergeBenchmark.runEngine(engine, data, MergeParallelism.valueOf(parallelism));
+                    rows += MergeBenchmark.runEngine(engine, data, MergeParallelism.parse(parallelism).orElseThrow());
                 }
                 runs++;
             }

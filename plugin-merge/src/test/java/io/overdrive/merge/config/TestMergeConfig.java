@@ -10,7 +10,9 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -26,7 +28,8 @@ public class TestMergeConfig
                 .setBatchSize(4096)
                 .setTargetTaskTime(new Duration(10, MILLISECONDS))
                 .setQueueSize(16)
-                .setFifo(true));
+                .setFifo(true)
+                .setTimeout(new Duration(1, HOURS)));
     }
 
     @Test
@@ -39,6 +42,7 @@ public class TestMergeConfig
                 .put("merge.target-task-time", "2s")
                 .put("merge.queue-size", "4")
                 .put("merge.fifo", "false")
+                .put("merge.timeout", "5m")
                 .buildOrThrow();
 
         MergeConfig expected = new MergeConfig()
@@ -47,7 +51,8 @@ public class TestMergeConfig
                 .setBatchSize(1024)
                 .setTargetTaskTime(new Duration(2, SECONDS))
                 .setQueueSize(4)
-                .setFifo(false);
+                .setFifo(false)
+                .setTimeout(new Duration(5, MINUTES));
 
         assertFullMapping(properties, expected);
     }
@@ -55,18 +60,17 @@ public class TestMergeConfig
     @Test
     public void testParallelismValues()
     {
-        assertThat(MergeParallelism.valueOf("auto")).isEqualTo(MergeParallelism.AUTO);
-        assertThat(MergeParallelism.valueOf(" AUTO ")).isEqualTo(MergeParallelism.AUTO);
-        assertThat(MergeParallelism.valueOf("4")).isEqualTo(MergeParallelism.fixed(4));
+        assertThat(MergeParallelism.parse("auto")).contains(MergeParallelism.AUTO);
+        assertThat(MergeParallelism.parse(" AUTO ")).contains(MergeParallelism.AUTO);
+        assertThat(MergeParallelism.parse("4")).contains(MergeParallelism.fixed(4));
         assertThat(MergeParallelism.fixed(4)).hasToString("4");
         assertThat(MergeParallelism.AUTO).hasToString("auto");
-        assertThat(new MergeConfig().setParallelism("8").getParallelismSetting()).isEqualTo(MergeParallelism.fixed(8));
-        assertThat(new MergeConfig().getParallelismSetting()).isEqualTo(MergeParallelism.AUTO);
+        // parsed once, when the property is set
+        assertThat(new MergeConfig().setParallelism("8").getParallelism()).isEqualTo(MergeParallelism.fixed(8));
+        assertThat(new MergeConfig().getParallelism()).isEqualTo(MergeParallelism.AUTO);
         for (String invalid : new String[] {"0", "-2", "two", "", "1.5"}) {
-            assertThat(invalid.matches(MergeParallelism.PATTERN)).isFalse();
-            assertThatThrownBy(() -> MergeParallelism.valueOf(invalid))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("merge.parallelism must be 'auto' or a positive integer, but was '" + invalid + "'");
+            assertThat(MergeParallelism.parse(invalid)).as(invalid).isEmpty();
+            assertThat(new MergeConfig().setParallelism(invalid).getParallelism()).isNull();
         }
     }
 
@@ -80,6 +84,7 @@ public class TestMergeConfig
         assertInvalid("merge.queue-size", "0", "merge.queue-size must be at least 1 batch");
         assertInvalid("merge.target-task-time", "10us", "merge.target-task-time must be at least 100us");
         assertInvalid("merge.target-task-time", "1m", "merge.target-task-time must be at most 10s");
+        assertInvalid("merge.timeout", "10ms", "merge.timeout must be at least 1s");
     }
 
     private static void assertInvalid(String property, String value, String message)

@@ -37,7 +37,7 @@ public class TestMergeStatsJmx
         ObjectName poolName = new ObjectName("io.overdrive.merge:name=TestMergeScheduler");
         try (MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2).setBatchSize(100).setQueueSize(1))) {
             exporter.export(statsName.toString(), engine.getStats());
-            exporter.export(poolName.toString(), engine.getScheduler());
+            exporter.export(poolName.toString(), engine.getPool());
 
             List<SortedPageSource> sources = IntStream.range(0, 9)
                     .mapToObj(i -> (SortedPageSource) new PageListSource(List.of(page(i, 50_000))))
@@ -57,7 +57,7 @@ public class TestMergeStatsJmx
             assertThat((Double) server.getAttribute(exported, "RowsOut.OneMinute.Rate")).isPositive();
             assertThat(server.getAttribute(exported, "Yields.TotalCount")).isInstanceOf(Long.class);
             assertThat(server.getAttribute(exported, "Parallelism.AllTime.Max")).isEqualTo(3.0);
-            assertThat(server.getAttribute(exported, "AdmissionWait.AllTime.Max")).isNotNull();
+            assertThat(server.getAttribute(exported, "PoolWait.AllTime.Max")).isNotNull();
             assertThat(server.getAttribute(poolName, "RunningTasks")).isEqualTo(0);
             assertThat(server.getAttribute(poolName, "QueuedTasks")).isEqualTo(0);
             assertThat(server.getAttribute(poolName, "ConfiguredPoolSize")).isEqualTo(2);

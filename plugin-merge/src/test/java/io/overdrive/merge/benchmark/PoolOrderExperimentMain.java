@@ -30,12 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  * submitted at once. Each merge: 8 inputs x 10,000 rows, heavy combining, parallelism auto. Rounds alternate which
  * mode goes first. Arguments (all optional): {@code merges=2000 load=1.25 burst=200 rounds=3}.
  */
-public final class AdmissionExperimentMain
+public final class PoolOrderExperimentMain
 {
     private static final int INPUTS = 8;
     private static final int ROWS_PER_INPUT = 10_000;
 
-    private AdmissionExperimentMain() {}
+    private PoolOrderExperimentMain() {}
 
     public static void main(String[] args)
             throws Exception

@@ -1,4 +1,4 @@
-package io.overdrive.merge.admission;
+package io.overdrive.merge.pool;
 
 import io.overdrive.merge.MergeEngine;
 import io.overdrive.merge.MergeRequest;
@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Under a backlog, equal-priority merges start in arrival order with merge.fifo=true, and a higher priority goes
  * first.
  */
-public class TestAdmissionOrder
+public class TestMergePoolOrder
 {
     @Test
     public void testEqualPriorityMergesStartInArrivalOrder()

@@ -1,9 +1,11 @@
-package io.overdrive.merge.admission;
+package io.overdrive.merge.pool;
 
 import io.airlift.log.Logger;
 import org.weakref.jmx.Managed;
 
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -11,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
@@ -22,17 +25,16 @@ import static java.util.Objects.requireNonNull;
  * task runs for about the target task time and never blocks), and takes the next. Under a backlog this serves the
  * oldest merge of the highest priority first, which keeps merge completion times short and predictable.
  */
-public final class MergeScheduler
+public final class MergePool
         implements AutoCloseable
 {
-    private static final Logger log = Logger.get(MergeScheduler.class);
+    private static final Logger log = Logger.get(MergePool.class);
 
-    private static final Comparator<Entry> FIFO_ORDER = Comparator
-            .comparingInt((Entry entry) -> -entry.admission().priority())
-            .thenComparingLong(entry -> entry.admission().arrival())
+    // compared, not negated: -Integer.MIN_VALUE is Integer.MIN_VALUE
+    private static final Comparator<Entry> PRIORITY_ORDER = (first, second) -> Integer.compare(second.ticket().priority(), first.ticket().priority());
+    private static final Comparator<Entry> FIFO_ORDER = PRIORITY_ORDER
+            .thenComparingLong(entry -> entry.ticket().arrival())
             .thenComparingLong(Entry::sequence);
-    // merge.fifo=false: equal priorities are unordered (the queue's heap order decides, as in a PriorityBlockingQueue)
-    private static final Comparator<Entry> PRIORITY_ORDER = Comparator.comparingInt((Entry entry) -> -entry.admission().priority());
 
     private static final AtomicInteger POOLS = new AtomicInteger();
 
@@ -50,7 +52,7 @@ public final class MergeScheduler
 
     private final AtomicInteger runningTasks = new AtomicInteger();
 
-    public MergeScheduler(int poolSize, boolean fifo)
+    public MergePool(int poolSize, boolean fifo)
     {
         checkArgument(poolSize > 0, "poolSize must be positive");
         this.poolSize = poolSize;
@@ -73,41 +75,64 @@ public final class MergeScheduler
     /**
      * Registers a merge's arrival; its tasks are ordered by the returned admission.
      */
-    public Admission arrive(int priority)
+    public MergeTicket arrive(int priority)
     {
-        return new Admission(priority, fifo ? arrivals.incrementAndGet() : 0, System.nanoTime());
+        return new MergeTicket(priority, fifo ? arrivals.incrementAndGet() : 0, System.nanoTime());
     }
 
     /**
-     * Queues a task; it runs on the pool when it is the first in admission order and a pool thread is free.
+     * Queues a task; it runs on the pool when it is the first in admission order and a pool thread is free. A task the
+     * pool cannot run (it is closed, or closes before the task's turn) is handed to {@code onRejected} instead, on the
+     * calling or the closing thread, so that its owner can fail and release what the task holds.
      */
-    public void submit(Admission admission, Runnable task)
+    public void submit(MergeTicket ticket, Runnable task, Consumer<RejectedExecutionException> onRejected)
     {
-        requireNonNull(admission, "admission is null");
+        requireNonNull(ticket, "ticket is null");
         requireNonNull(task, "task is null");
+        requireNonNull(onRejected, "onRejected is null");
+        Entry entry;
+        boolean closedAlready;
         boolean startDrainer = false;
         synchronized (this) {
-            if (closed) {
-                return;
+            entry = new Entry(ticket, fifo ? submissions++ : 0, task, onRejected);
+            closedAlready = closed;
+            if (!closed) {
+                queue.add(entry);
+                if (drainers < poolSize) {
+                    drainers++;
+                    startDrainer = true;
+                }
             }
-            queue.add(new Entry(admission, fifo ? submissions++ : 0, task));
-            if (drainers < poolSize) {
-                drainers++;
-                startDrainer = true;
-            }
+        }
+        if (closedAlready) {
+            reject(entry, new RejectedExecutionException("The merge pool is closed"));
+            return;
         }
         if (startDrainer) {
             try {
                 pool.execute(this::drain);
             }
             catch (RejectedExecutionException e) {
+                boolean mine;
                 synchronized (this) {
                     drainers--;
+                    // unless close() or a drainer took it already
+                    mine = queue.remove(entry);
                 }
-                if (!pool.isShutdown()) {
-                    throw e;
+                if (mine) {
+                    reject(entry, e);
                 }
             }
+        }
+    }
+
+    private static void reject(Entry entry, RejectedExecutionException rejection)
+    {
+        try {
+            entry.onRejected().accept(rejection);
+        }
+        catch (Throwable t) {
+            log.error(t, "Failed to release a merge task the pool rejected");
         }
     }
 
@@ -134,11 +159,6 @@ public final class MergeScheduler
                 runningTasks.decrementAndGet();
             }
         }
-    }
-
-    public int getPoolSize()
-    {
-        return poolSize;
     }
 
     /**
@@ -229,13 +249,21 @@ public final class MergeScheduler
         return true;
     }
 
+    /**
+     * Stops the pool. Tasks still queued are not run: each is handed to its rejection handler, which fails its merge
+     * and closes its inputs.
+     */
     @Override
     public void close()
     {
+        List<Entry> dropped;
         synchronized (this) {
             closed = true;
+            dropped = new ArrayList<>(queue);
             queue.clear();
         }
+        RejectedExecutionException rejection = new RejectedExecutionException("The merge pool is closed");
+        dropped.forEach(entry -> reject(entry, rejection));
         pool.shutdownNow();
     }
 
@@ -245,5 +273,5 @@ public final class MergeScheduler
         return pool.awaitTermination(timeout, unit);
     }
 
-    private record Entry(Admission admission, long sequence, Runnable task) {}
+    private record Entry(MergeTicket ticket, long sequence, Runnable task, Consumer<RejectedExecutionException> onRejected) {}
 }
