@@ -23,13 +23,7 @@ class TestMergePoolLifecycle
             throws Exception
     {
         MergePool pool = new MergePool(1, true);
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        pool.submit(pool.arrive(0), () -> {
-            running.countDown();
-            awaitQuietly(release);
-        }, _ -> {});
-        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch release = occupyTheOnlyThread(pool);
 
         List<String> ran = new CopyOnWriteArrayList<>();
         List<String> rejected = new CopyOnWriteArrayList<>();
@@ -63,13 +57,7 @@ class TestMergePoolLifecycle
     {
         MergePool pool = new MergePool(1, true);
         try {
-            CountDownLatch running = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            pool.submit(pool.arrive(0), () -> {
-                running.countDown();
-                awaitQuietly(release);
-            }, _ -> {});
-            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch release = occupyTheOnlyThread(pool);
             List<Integer> order = new CopyOnWriteArrayList<>();
             // negating Integer.MIN_VALUE overflows: it must still come last, not first
             for (int priority : new int[] {Integer.MIN_VALUE, 0, Integer.MAX_VALUE, -1, 1}) {
@@ -82,6 +70,20 @@ class TestMergePoolLifecycle
         finally {
             pool.close();
         }
+    }
+
+    // a task holds the pool's one thread until the returned latch is released, so what is submitted next queues
+    private static CountDownLatch occupyTheOnlyThread(MergePool pool)
+            throws InterruptedException
+    {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        pool.submit(pool.arrive(0), () -> {
+            running.countDown();
+            awaitQuietly(release);
+        }, _ -> {});
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        return release;
     }
 
     private static void awaitQuietly(CountDownLatch latch)
