@@ -34,7 +34,7 @@ public class TestMergeStatsJmx
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         MBeanExporter exporter = new MBeanExporter(server);
         ObjectName statsName = new ObjectName("io.overdrive.merge:name=TestMergeStats");
-        ObjectName poolName = new ObjectName("io.overdrive.merge:name=TestMergeScheduler");
+        ObjectName poolName = new ObjectName("io.overdrive.merge:name=TestMergePool");
         try (MergeEngine engine = new MergeEngine(new MergeConfig().setPoolSize(2).setBatchSize(100).setQueueSize(1))) {
             exporter.export(statsName.toString(), engine.getStats());
             exporter.export(poolName.toString(), engine.getPool());
