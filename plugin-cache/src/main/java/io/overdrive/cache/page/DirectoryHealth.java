@@ -55,7 +55,10 @@ final class DirectoryHealth
 
     void succeeded()
     {
-        consecutiveFailures.set(0);
+        // called on every page read: read before writing, so a healthy directory costs no shared write
+        if (consecutiveFailures.get() != 0) {
+            consecutiveFailures.set(0);
+        }
     }
 
     void failed(String operation, Throwable cause)

@@ -52,7 +52,9 @@ final class FaultReportingPageStore
     boolean takeFailure()
     {
         boolean failed = failedOnThisThread.get();
-        failedOnThisThread.set(false);
+        if (failed) {
+            failedOnThisThread.set(false);
+        }
         return failed;
     }
 

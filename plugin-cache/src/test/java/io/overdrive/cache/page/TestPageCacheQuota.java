@@ -8,6 +8,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,6 +89,36 @@ class TestPageCacheQuota
                 }
             }
             assertThat(stats.getBytesCached()).isLessThanOrEqualTo(2 * quota);
+            assertThat(stats.getQuotaEvictions()).isPositive();
+            assertThat(stats.getPutErrors()).isZero();
+        }
+    }
+
+    @Test
+    void concurrentWritersOfOneTableStayWithinItsQuota()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        long quota = DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes();
+        int threads = 8;
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(4000 * PAGE_SIZE, directory, second, third).setTableQuota(DataSize.ofBytes(quota)), stats)) {
+            ExecutorService executor = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int thread = 0; thread < threads; thread++) {
+                futures.add(executor.submit(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int write = 0; write < 300; write++) {
+                        write(cache, "orders-" + random.nextInt(40), random.nextInt(20), CacheReadContext.forTable("sales", "orders", true));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(2, TimeUnit.MINUTES);
+            }
+            executor.shutdownNow();
+            // writers of one scope make room one at a time: at most one page per writing thread over the quota
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(quota + (long) threads * (PAGE_SIZE + PageFrame.TRAILER_SIZE));
             assertThat(stats.getQuotaEvictions()).isPositive();
             assertThat(stats.getPutErrors()).isZero();
         }
