@@ -34,7 +34,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 final class LocalPageCache
         implements PageCache
 {
-    private static final Logger log = Logger.get(PageCache.class);
+    private static final Logger log = Logger.get(LocalPageCache.class);
 
     private final int pageSize;
     private final List<PageStoreDirectory> directories;
