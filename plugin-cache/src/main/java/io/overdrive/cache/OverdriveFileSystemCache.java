@@ -14,6 +14,7 @@ import com.google.inject.Inject;
 import io.airlift.units.DataSize;
 import io.opentelemetry.api.trace.Tracer;
 import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.hedge.HedgedReads;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.stats.PageCacheStats;
@@ -54,15 +55,20 @@ public class OverdriveFileSystemCache
     private final AlluxioConfiguration readerConfiguration;
     private final AlluxioCacheStats readerStats;
     private final DataSize pageSize;
+    private final HedgedReads hedgedReads;
 
     @Inject
-    public OverdriveFileSystemCache(Tracer tracer, CatalogName catalogName, PageCacheConfig config, PageCacheStats stats)
+    public OverdriveFileSystemCache(Tracer tracer, CatalogName catalogName, PageCacheConfig config, PageCacheStats stats, HedgedReads hedgedReads)
     {
-        this(tracer, PageCache.create(catalogName.toString(), config, stats), stats);
+        this(tracer, PageCache.create(catalogName.toString(), config, stats), stats, hedgedReads);
     }
 
-    public OverdriveFileSystemCache(Tracer tracer, PageCache pageCache, PageCacheStats stats)
+    /**
+     * @param hedgedReads hedges the reads of pages that are not cached (cache hits never reach it)
+     */
+    public OverdriveFileSystemCache(Tracer tracer, PageCache pageCache, PageCacheStats stats, HedgedReads hedgedReads)
     {
+        this.hedgedReads = requireNonNull(hedgedReads, "hedgedReads is null");
         this.tracer = requireNonNull(tracer, "tracer is null");
         this.pageCache = requireNonNull(pageCache, "pageCache is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -77,14 +83,14 @@ public class OverdriveFileSystemCache
     public TrinoInput cacheInput(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInput(tracer, delegate, key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
+        return new AlluxioInput(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
     }
 
     @Override
     public TrinoInputStream cacheStream(TrinoInputFile delegate, String key)
             throws IOException
     {
-        return new AlluxioInputStream(tracer, delegate, key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
+        return new AlluxioInputStream(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
     }
 
     // the page cache for this file, with Trino's tracing spans on every get and put, as Trino's own Alluxio cache has

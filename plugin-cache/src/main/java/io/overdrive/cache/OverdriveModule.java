@@ -5,6 +5,7 @@ import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.overdrive.cache.connector.OverdriveFeatures;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
+import io.overdrive.cache.hedge.HedgedReadModule;
 import io.overdrive.cache.placement.NodeSelectionModule;
 
 import static com.google.inject.Scopes.SINGLETON;
@@ -34,6 +35,7 @@ public class OverdriveModule
     protected void setup(Binder binder)
     {
         install(new PageCacheModule(runsSplits));
+        install(new HedgedReadModule(runsSplits));
         install(new NodeSelectionModule(coordinator));
         binder.bind(FlushCacheTableFunction.class).in(SINGLETON);
         binder.bind(FlushCacheFunctionProvider.class).in(SINGLETON);

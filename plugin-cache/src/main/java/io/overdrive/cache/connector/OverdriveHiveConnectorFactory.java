@@ -1,7 +1,9 @@
 package io.overdrive.cache.connector;
 
+import com.google.inject.Injector;
 import io.airlift.log.Logger;
 import io.overdrive.cache.OverdriveModule;
+import io.overdrive.cache.hedge.NativeHdfsHedging;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.Node;
@@ -58,14 +60,19 @@ public class OverdriveHiveConnectorFactory
         boolean runsSplits = runsSplits(context);
         Connector hive = HiveConnectorFactory.createConnector(
                 catalogName,
-                config,
+                // HDFS's own hedged reads are configured before HDFS starts, in HDFS's own configuration
+                NativeHdfsHedging.configure(catalogName, config),
                 context,
                 // Overdrive's features, installed last, after every Hive module
                 () -> new OverdriveModule(coordinator, runsSplits),
                 Optional.empty(),
                 false,
                 Optional.empty());
-        OverdriveFeatures features = ((HiveConnector) hive).getInjector().getInstance(OverdriveFeatures.class);
+        Injector injector = ((HiveConnector) hive).getInjector();
+        OverdriveFeatures features = injector.getInstance(OverdriveFeatures.class);
+        if (runsSplits) {
+            NativeHdfsHedging.exportCounters(injector);
+        }
         if (coordinator) {
             logCoordinatorRole(catalogName, runsSplits, features.pageCache().isEnabled());
         }

@@ -1,0 +1,189 @@
+package io.overdrive.cache.hedge;
+
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.units.Duration;
+import io.airlift.units.MinDuration;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+import java.util.Locale;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+/**
+ * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
+ * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}, and are off by
+ * default as there.
+ */
+public class HedgedReadConfig
+{
+    public static final String ADAPTIVE = "adaptive";
+
+    public enum Mode
+    {
+        /** HDFS's own hedging for {@code hdfs://} locations (when the threshold is fixed), the wrapper elsewhere */
+        AUTO,
+        /** HDFS's own hedging only: it picks a different replica; other storage is not hedged */
+        NATIVE,
+        /** Overdrive's wrapper of Trino's reads, for every storage */
+        WRAPPER,
+    }
+
+    private int threadPoolSize;
+    private String threshold = "500ms";
+    private double adaptivePercentile = 95;
+    private Duration adaptiveMin = new Duration(10, MILLISECONDS);
+    private Duration adaptiveMax = new Duration(1, SECONDS);
+    private double maxRatio = 0.05;
+    private Mode mode = Mode.AUTO;
+
+    @Min(0)
+    public int getThreadPoolSize()
+    {
+        return threadPoolSize;
+    }
+
+    @Config("hedged-read.threadpool-size")
+    @ConfigDescription("Threads for hedged reads, started on demand; 0 (the default) turns hedged reads off")
+    public HedgedReadConfig setThreadPoolSize(int threadPoolSize)
+    {
+        this.threadPoolSize = threadPoolSize;
+        return this;
+    }
+
+    public boolean isEnabled()
+    {
+        return threadPoolSize > 0;
+    }
+
+    @NotNull
+    public String getThreshold()
+    {
+        return threshold;
+    }
+
+    @Config("hedged-read.threshold")
+    @ConfigDescription("How long a read runs before a second identical read starts: a duration (e.g. 500ms) or 'adaptive'")
+    public HedgedReadConfig setThreshold(String threshold)
+    {
+        this.threshold = requireNonNull(threshold, "threshold is null").strip().toLowerCase(Locale.ROOT);
+        return this;
+    }
+
+    public boolean isAdaptive()
+    {
+        return threshold.equals(ADAPTIVE);
+    }
+
+    /** The fixed threshold; empty when it is {@code adaptive}. */
+    public Optional<Duration> getFixedThreshold()
+    {
+        return isAdaptive() ? Optional.empty() : Optional.of(Duration.valueOf(threshold));
+    }
+
+    @AssertTrue(message = "hedged-read.threshold must be a duration above 0 (e.g. 500ms) or 'adaptive'")
+    public boolean isThresholdValid()
+    {
+        if (isAdaptive()) {
+            return true;
+        }
+        try {
+            return Duration.valueOf(threshold).toMillis() > 0;
+        }
+        catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    @DecimalMin(value = "0", inclusive = false, message = "hedged-read.adaptive-percentile must be above 0 and below 100")
+    @DecimalMax(value = "100", inclusive = false, message = "hedged-read.adaptive-percentile must be above 0 and below 100")
+    public double getAdaptivePercentile()
+    {
+        return adaptivePercentile;
+    }
+
+    @Config("hedged-read.adaptive-percentile")
+    @ConfigDescription("With an adaptive threshold: hedge a read once it runs longer than this percentile of recent read latencies of its storage")
+    public HedgedReadConfig setAdaptivePercentile(double adaptivePercentile)
+    {
+        this.adaptivePercentile = adaptivePercentile;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration(value = "1ms", message = "hedged-read.adaptive-min must be at least 1ms")
+    public Duration getAdaptiveMin()
+    {
+        return adaptiveMin;
+    }
+
+    @Config("hedged-read.adaptive-min")
+    @ConfigDescription("The lowest adaptive threshold")
+    public HedgedReadConfig setAdaptiveMin(Duration adaptiveMin)
+    {
+        this.adaptiveMin = adaptiveMin;
+        return this;
+    }
+
+    @NotNull
+    public Duration getAdaptiveMax()
+    {
+        return adaptiveMax;
+    }
+
+    @Config("hedged-read.adaptive-max")
+    @ConfigDescription("The highest adaptive threshold")
+    public HedgedReadConfig setAdaptiveMax(Duration adaptiveMax)
+    {
+        this.adaptiveMax = adaptiveMax;
+        return this;
+    }
+
+    @AssertTrue(message = "hedged-read.adaptive-min must not be above hedged-read.adaptive-max")
+    public boolean isAdaptiveRangeValid()
+    {
+        return adaptiveMin == null || adaptiveMax == null || adaptiveMin.compareTo(adaptiveMax) <= 0;
+    }
+
+    @DecimalMin(value = "0", inclusive = false, message = "hedged-read.max-ratio must be above 0 and at most 1")
+    @DecimalMax(value = "1", message = "hedged-read.max-ratio must be above 0 and at most 1")
+    public double getMaxRatio()
+    {
+        return maxRatio;
+    }
+
+    @Config("hedged-read.max-ratio")
+    @ConfigDescription("The most hedges per read over the last minute (the hedge budget): past it no new hedge starts")
+    public HedgedReadConfig setMaxRatio(double maxRatio)
+    {
+        this.maxRatio = maxRatio;
+        return this;
+    }
+
+    @NotNull
+    public Mode getMode()
+    {
+        return mode;
+    }
+
+    @Config("hedged-read.mode")
+    @ConfigDescription("AUTO: HDFS's own replica-aware hedging for HDFS, Overdrive's wrapper elsewhere; NATIVE: HDFS only; WRAPPER: every storage")
+    public HedgedReadConfig setMode(Mode mode)
+    {
+        this.mode = mode;
+        return this;
+    }
+
+    @AssertTrue(message = "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one")
+    public boolean isNativeThresholdFixed()
+    {
+        return mode != Mode.NATIVE || !isAdaptive();
+    }
+}

@@ -1,0 +1,185 @@
+package io.overdrive.cache.hedge;
+
+import io.airlift.stats.CounterStat;
+import io.airlift.stats.TimeStat;
+import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Hedged read metrics, one MBean per catalog. {@code HedgedReadOps}, {@code HedgedReadOpsWin} and
+ * {@code HedgedReadOpsInCurThread} carry HDFS's names and meaning, and add HDFS's own counters (the native path) to
+ * Overdrive's wrapper's.
+ */
+public class HedgedReadStats
+{
+    private final AtomicLong reads = new AtomicLong();
+    private final AtomicLong hedges = new AtomicLong();
+    private final AtomicLong wins = new AtomicLong();
+    private final AtomicLong hedgesInCallerThread = new AtomicLong();
+    private final AtomicLong refusedByBudget = new AtomicLong();
+    private final AtomicLong unhedgedPoolFull = new AtomicLong();
+    private final AtomicLong bothFailed = new AtomicLong();
+    private final AtomicLong wastedBytes = new AtomicLong();
+    private final CounterStat readFailures = new CounterStat();
+    private final TimeStat primaryLatency = new TimeStat();
+    private final TimeStat hedgeLatency = new TimeStat();
+    private final Map<String, Supplier<Long>> thresholds = new ConcurrentHashMap<>();
+    private volatile NativeHedgedReadMetrics nativeMetrics = NativeHedgedReadMetrics.NONE;
+
+    void recordRead()
+    {
+        reads.incrementAndGet();
+    }
+
+    void recordHedge(boolean inCallerThread)
+    {
+        hedges.incrementAndGet();
+        if (inCallerThread) {
+            hedgesInCallerThread.incrementAndGet();
+        }
+    }
+
+    void recordWin()
+    {
+        wins.incrementAndGet();
+    }
+
+    void recordRefusedByBudget()
+    {
+        refusedByBudget.incrementAndGet();
+    }
+
+    void recordUnhedgedPoolFull()
+    {
+        unhedgedPoolFull.incrementAndGet();
+    }
+
+    void recordFailure(boolean bothFailed)
+    {
+        readFailures.update(1);
+        if (bothFailed) {
+            this.bothFailed.incrementAndGet();
+        }
+    }
+
+    void recordWastedBytes(long bytes)
+    {
+        wastedBytes.addAndGet(bytes);
+    }
+
+    void recordPrimaryLatency(long nanos)
+    {
+        primaryLatency.addNanos(nanos);
+    }
+
+    void recordHedgeLatency(long nanos)
+    {
+        hedgeLatency.addNanos(nanos);
+    }
+
+    void registerThreshold(String storage, Supplier<Long> thresholdNanos)
+    {
+        thresholds.put(storage, thresholdNanos);
+    }
+
+    void setNativeMetrics(NativeHedgedReadMetrics nativeMetrics)
+    {
+        this.nativeMetrics = nativeMetrics;
+    }
+
+    @Managed(description = "Reads that went through Overdrive's hedging wrapper")
+    public long getReads()
+    {
+        return reads.get();
+    }
+
+    @Managed(description = "Hedged reads started, as HDFS's HedgedReadOps: Overdrive's wrapper plus HDFS's own hedging")
+    public long getHedgedReadOps()
+    {
+        return hedges.get() + nativeMetrics.hedgedReadOps();
+    }
+
+    @Managed(description = "Hedged reads that finished before the read they hedged, as HDFS's HedgedReadOpsWin")
+    public long getHedgedReadOpsWin()
+    {
+        return wins.get() + nativeMetrics.hedgedReadOpsWin();
+    }
+
+    @Managed(description = "Hedged reads run in the reading thread because the hedged read pool was full, as HDFS's HedgedReadOpsInCurThread")
+    public long getHedgedReadOpsInCurThread()
+    {
+        return hedgesInCallerThread.get() + nativeMetrics.hedgedReadOpsInCurThread();
+    }
+
+    @Managed(description = "Hedges not started because the hedge budget (hedged-read.max-ratio) was spent")
+    public long getHedgesRefusedByBudget()
+    {
+        return refusedByBudget.get();
+    }
+
+    @Managed(description = "Reads run unhedged in the reading thread because every hedged read thread was busy")
+    public long getUnhedgedReadsPoolFull()
+    {
+        return unhedgedPoolFull.get();
+    }
+
+    @Managed(description = "Reads where the read and its hedge both failed")
+    public long getBothFailed()
+    {
+        return bothFailed.get();
+    }
+
+    @Managed(description = "Bytes read by the losers of hedged reads, read for nothing")
+    public long getWastedBytes()
+    {
+        return wastedBytes.get();
+    }
+
+    @Managed(description = "The highest current hedge threshold over the storages read, in milliseconds")
+    public double getThresholdMillis()
+    {
+        return thresholds.values().stream()
+                .mapToLong(Supplier::get)
+                .max()
+                .stream()
+                .mapToDouble(nanos -> nanos / 1e6)
+                .findFirst()
+                .orElse(Double.NaN);
+    }
+
+    @Managed(description = "The current hedge threshold of each storage")
+    public String getThresholds()
+    {
+        return thresholds.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(entry -> "%s=%.1fms".formatted(entry.getKey(), entry.getValue().get() / 1e6))
+                .collect(Collectors.joining(", "));
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getReadFailures()
+    {
+        return readFailures;
+    }
+
+    @Managed
+    @Nested
+    public TimeStat getPrimaryReadLatency()
+    {
+        return primaryLatency;
+    }
+
+    @Managed
+    @Nested
+    public TimeStat getHedgedReadLatency()
+    {
+        return hedgeLatency;
+    }
+}

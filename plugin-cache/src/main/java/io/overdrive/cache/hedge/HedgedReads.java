@@ -1,0 +1,130 @@
+package io.overdrive.cache.hedge;
+
+import com.google.common.base.Ticker;
+import com.google.inject.Inject;
+import io.overdrive.cache.hedge.HedgedReadConfig.Mode;
+import io.trino.filesystem.Location;
+import io.trino.filesystem.TrinoInputFile;
+import io.trino.filesystem.manager.FileSystemConfig;
+import io.trino.spi.catalog.CatalogName;
+import jakarta.annotation.PreDestroy;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+
+import static io.airlift.concurrent.Threads.daemonThreadsNamed;
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+/**
+ * Overdrive's hedged reads of one catalog, below the page cache: {@link #wrap} hedges the positional reads of a data
+ * file when the wrapper serves its storage. Owns the hedged read pool: {@code hedged-read.threadpool-size} threads at
+ * most, started on demand and stopped after a minute idle, as HDFS's.
+ */
+public final class HedgedReads
+{
+    private static final Set<String> HDFS_SCHEMES = Set.of("hdfs", "viewfs");
+
+    private final HedgedReadConfig config;
+    private final boolean nativeHdfs;
+    private final HedgedReadStats stats;
+    private final ExecutorService pool;
+    private final Hedger hedger;
+    private final Ticker ticker;
+    private final Map<String, HedgeThreshold> thresholds = new ConcurrentHashMap<>();
+
+    @Inject
+    public HedgedReads(CatalogName catalogName, HedgedReadConfig config, FileSystemConfig fileSystemConfig, HedgedReadStats stats)
+    {
+        this(config, usesNativeHdfs(config, fileSystemConfig), stats, pool(catalogName.toString(), config.getThreadPoolSize()), Ticker.systemTicker());
+    }
+
+    HedgedReads(HedgedReadConfig config, boolean nativeHdfs, HedgedReadStats stats, ExecutorService pool, Ticker ticker)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.nativeHdfs = nativeHdfs;
+        this.stats = requireNonNull(stats, "stats is null");
+        this.pool = requireNonNull(pool, "pool is null");
+        this.ticker = requireNonNull(ticker, "ticker is null");
+        this.hedger = new Hedger(pool, new HedgeBudget(config.getMaxRatio(), ticker), stats, ticker);
+    }
+
+    /** Hedged reads that hedge nothing, for a page cache built without them. */
+    public static HedgedReads disabled()
+    {
+        HedgedReadConfig off = new HedgedReadConfig();
+        return new HedgedReads(off, false, new HedgedReadStats(), pool("disabled", 1), Ticker.systemTicker());
+    }
+
+    /** HDFS's own hedging serves {@code hdfs://} locations: enabled, HDFS on, the threshold fixed, the mode not {@code wrapper}. */
+    public static boolean usesNativeHdfs(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
+    {
+        return config.isEnabled() && fileSystemConfig.isHadoopEnabled() && config.getFixedThreshold().isPresent() && config.getMode() != Mode.WRAPPER;
+    }
+
+    /** Some storage of the catalog needs the wrapper: it is on and not every enabled storage is served natively. */
+    public static boolean needsWrapper(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
+    {
+        if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
+            return false;
+        }
+        boolean otherStorage = fileSystemConfig.isS3Enabled() || fileSystemConfig.isGcsEnabled() || fileSystemConfig.isAzureEnabled() || fileSystemConfig.isLocalEnabled();
+        return !usesNativeHdfs(config, fileSystemConfig) || otherStorage;
+    }
+
+    /** Whether the wrapper hedges reads of this location. */
+    public boolean hedges(Location location)
+    {
+        if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
+            return false;
+        }
+        return !(nativeHdfs && location.scheme().map(HDFS_SCHEMES::contains).orElse(true));
+    }
+
+    /** The file with its positional reads hedged, or the file itself where the wrapper does not hedge. */
+    public TrinoInputFile wrap(TrinoInputFile file)
+    {
+        if (!hedges(file.location())) {
+            return file;
+        }
+        return new HedgingInputFile(file, hedger, thresholdOf(file.location()));
+    }
+
+    private HedgeThreshold thresholdOf(Location location)
+    {
+        String storage = location.scheme().orElse("hdfs") + "://" + location.host().orElse("");
+        return thresholds.computeIfAbsent(storage, key -> {
+            HedgeThreshold threshold = config.getFixedThreshold()
+                    .map(duration -> HedgeThreshold.fixed(duration.roundTo(NANOSECONDS)))
+                    .orElseGet(() -> new AdaptiveThreshold(
+                            config.getAdaptivePercentile(),
+                            config.getAdaptiveMin().roundTo(NANOSECONDS),
+                            config.getAdaptiveMax().roundTo(NANOSECONDS),
+                            ticker));
+            stats.registerThreshold(key, threshold::nanos);
+            return threshold;
+        });
+    }
+
+    public HedgedReadStats stats()
+    {
+        return stats;
+    }
+
+    @PreDestroy
+    public void shutdown()
+    {
+        pool.shutdownNow();
+    }
+
+    private static ExecutorService pool(String catalogName, int size)
+    {
+        // no queue: a read that finds every thread busy runs in the reading thread, as in HDFS
+        return new ThreadPoolExecutor(0, Math.max(1, size), 60, SECONDS, new SynchronousQueue<>(), daemonThreadsNamed("hedged-read-" + catalogName + "-%s"));
+    }
+}
