@@ -4,11 +4,16 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
@@ -22,11 +27,13 @@ public final class HdfsCluster
         implements AutoCloseable
 {
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
+    private static final Pattern XCEIVER_COUNT = Pattern.compile("\"XceiverCount\"\\s*:\\s*(\\d+)");
 
     private final ChildProcess process;
     private final URI nameNodeUri;
     private final List<String> dataNodes;
     private final List<URI> dataNodeHttpUris;
+    private int commands;
 
     private HdfsCluster(ChildProcess process, URI nameNodeUri, List<String> dataNodes, List<URI> dataNodeHttpUris)
     {
@@ -105,12 +112,65 @@ public final class HdfsCluster
      */
     public void setReadDelay(Duration delay)
     {
-        String applied = "read delay set to " + delay.toMillis() + " ms";
-        process.sendLine("read-delay-ms " + delay.toMillis());
+        apply("read-delay-ms " + delay.toMillis());
+    }
+
+    /**
+     * Makes one DataNode (an index into {@link #dataNodes()}) slow: before each block read request it waits a further
+     * {@code fixed} plus a random {@code 0..random}; returns once the server has applied it.
+     */
+    public void setSlowDataNode(int index, Duration fixed, Duration random)
+    {
+        apply("slow-datanode %s %s %s".formatted(index, fixed.toMillis(), random.toMillis()));
+    }
+
+    /** Heals the slow DataNode, if any. */
+    public void clearSlowDataNode()
+    {
+        apply("slow-datanode off");
+    }
+
+    /** Block transfers the DataNodes serve now (their {@code XceiverCount}s summed): a read stream left open shows here. */
+    public long activeTransfers()
+    {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        long total = 0;
+        for (URI dataNode : dataNodeHttpUris()) {
+            try {
+                String body = client.send(HttpRequest.newBuilder(dataNode.resolve("/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo")).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                Matcher matcher = XCEIVER_COUNT.matcher(body);
+                if (!matcher.find()) {
+                    throw new IllegalStateException("%s reports no XceiverCount: %s".formatted(dataNode, body));
+                }
+                total += Long.parseLong(matcher.group(1));
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RuntimeException(e);
+            }
+        }
+        return total;
+    }
+
+    /** Makes every DataNode fail every block read request (true), or serve them again (false). */
+    public void setFailReads(boolean fail)
+    {
+        apply("fail-reads " + (fail ? "on" : "off"));
+    }
+
+    // the server echoes "applied <command>" once it has; the sequence number tells this command from an earlier same one
+    private synchronized void apply(String command)
+    {
+        String numbered = command + " #" + (++commands);
+        process.sendLine(numbered);
+        String applied = "applied " + numbered;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!process.logTail(20).contains(applied)) {
+        while (!process.logTail(40).contains(applied)) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("HDFS did not apply the read delay; log %s:\n%s".formatted(process.logFile(), process.logTail(40)));
+                throw new IllegalStateException("HDFS did not apply '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
             }
             sleepUninterruptibly(50, MILLISECONDS);
         }

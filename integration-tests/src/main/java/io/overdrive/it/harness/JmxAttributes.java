@@ -8,8 +8,11 @@ import javax.management.remote.JMXServiceURL;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Reads MBean attributes of a Trino node over JMX remote on loopback, the way an operator's monitoring does.
@@ -19,9 +22,42 @@ public final class JmxAttributes
     private JmxAttributes() {}
 
     /** Sums a numeric attribute over every MBean matching {@code pattern} on the node listening on {@code port}. */
+    public static long sum(int port, String pattern, String attribute)
+    {
+        return withServer(port, server -> {
+            long total = 0;
+            for (ObjectName name : server.queryNames(new ObjectName(pattern), null)) {
+                total += ((Number) server.getAttribute(name, attribute)).longValue();
+            }
+            return total;
+        });
+    }
+
+    /**
+     * The threads of the node whose names start with {@code prefix} and that are doing something: not idle in a pool,
+     * waiting for a task. A read that leaked or hangs shows here.
+     */
+    public static List<String> busyThreads(int port, String prefix)
+    {
+        return withServer(port, server -> {
+            ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(server, ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
+            return Arrays.stream(threads.dumpAllThreads(false, false))
+                    .filter(thread -> thread.getThreadName().startsWith(prefix))
+                    .filter(thread -> Arrays.stream(thread.getStackTrace()).noneMatch(frame -> frame.getMethodName().equals("getTask") && frame.getClassName().endsWith("ThreadPoolExecutor")))
+                    .map(thread -> thread.getThreadName() + " " + thread.getThreadState() + " " + Arrays.toString(thread.getStackTrace()))
+                    .toList();
+        });
+    }
+
+    private interface ServerFunction<T>
+    {
+        T apply(MBeanServerConnection server)
+                throws Exception;
+    }
+
     // JMX over RMI looks the connector up through JNDI: here only on loopback, at the test's own Trino processes
     @SuppressWarnings("BanJNDI")
-    public static long sum(int port, String pattern, String attribute)
+    private static <T> T withServer(int port, ServerFunction<T> function)
     {
         JMXServiceURL url;
         try {
@@ -31,13 +67,7 @@ public final class JmxAttributes
             throw new UncheckedIOException(e);
         }
         try (JMXConnector connector = JMXConnectorFactory.connect(url, Map.of())) {
-            MBeanServerConnection server = connector.getMBeanServerConnection();
-            Set<ObjectName> names = server.queryNames(new ObjectName(pattern), null);
-            long total = 0;
-            for (ObjectName name : names) {
-                total += ((Number) server.getAttribute(name, attribute)).longValue();
-            }
-            return total;
+            return function.apply(connector.getMBeanServerConnection());
         }
         catch (IOException e) {
             throw new UncheckedIOException("JMX of the node on port %s is not reachable".formatted(port), e);

@@ -60,6 +60,7 @@ public final class NativeHdfsHedging
         ClassLoader hdfsClassLoader = hdfsClassLoader(injector);
         if (hdfsClassLoader != null) {
             injector.getInstance(HedgedReadStats.class).setNativeMetrics(NativeHedgedReadMetrics.of(hdfsClassLoader));
+            log.info("HDFS's own hedged read counters are part of HedgedReadStats (HDFS client class loader %s)", hdfsClassLoader);
         }
     }
 
@@ -91,6 +92,7 @@ public final class NativeHdfsHedging
             Class<?> loaderClass = Class.forName("io.trino.filesystem.manager.HdfsFileSystemLoader", false, FileSystemModule.class.getClassLoader());
             Binding<?> binding = injector.getExistingBinding(Key.get(loaderClass));
             if (binding == null) {
+                log.warn("HDFS's hedged read counters cannot be found: no HDFS in this catalog");
                 return null;
             }
             Object loader = binding.getProvider().get();

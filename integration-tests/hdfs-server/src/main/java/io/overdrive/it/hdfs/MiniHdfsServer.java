@@ -8,12 +8,17 @@ import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.DataNodeFaultInjector;
 
 import java.io.BufferedReader;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
@@ -26,6 +31,12 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * A line {@code read-delay-ms <n>} on standard input makes every DataNode wait {@code n} milliseconds before serving
  * each block read request (0, the default, turns it off), to mimic the latency of remote object storage; the server
  * logs {@code read delay set to <n> ms} once it applies.
+ * <p>
+ * A line {@code slow-datanode <index> <fixed ms> <random ms>} makes one DataNode (0-based, in the order of
+ * {@code datanodes}) slow: it waits a further {@code fixed} plus a uniformly random {@code 0..random} milliseconds
+ * before each block read request, like a node with a bad disk or a congested link; {@code slow-datanode off} heals it.
+ * A line {@code fail-reads on} makes every DataNode fail every block read request ({@code fail-reads off} undoes it).
+ * The server answers {@code applied <line>} to every command it has applied.
  * <p>
  * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
  */
@@ -62,6 +73,10 @@ public final class MiniHdfsServer
                 .build();
         cluster.waitActive();
         DataNodeFaultInjector.set(new ReadDelayInjector());
+        List<ThreadGroup> dataNodeThreadGroups = new ArrayList<>();
+        for (DataNode dataNode : cluster.getDataNodes()) {
+            dataNodeThreadGroups.add(threadGroupOf(dataNode));
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::shutdown, "hdfs-shutdown"));
 
         Properties ready = new Properties();
@@ -93,39 +108,81 @@ public final class MiniHdfsServer
         System.out.println("HDFS ready at " + ready.getProperty("namenode.uri"));
         System.out.flush();
 
-        waitForShutdown();
+        waitForShutdown(dataNodeThreadGroups);
         cluster.shutdown();
         System.exit(0);
     }
 
     // the parent holds our stdin: EOF means it is gone, so HDFS never outlives the tests or the demo
-    private static void waitForShutdown()
+    private static void waitForShutdown(List<ThreadGroup> dataNodeThreadGroups)
             throws IOException
     {
         BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, UTF_8));
         String line;
         while ((line = reader.readLine()) != null) {
-            if (line.strip().equals("shutdown")) {
-                return;
+            // a command may end with " #<sequence number>", echoed back so that the parent can wait for this very one
+            String command = line.replaceFirst("\\s+#\\d+$", "").strip();
+            String[] words = command.split("\\s+");
+            switch (words[0]) {
+                case "shutdown" -> {
+                    return;
+                }
+                case "read-delay-ms" -> {
+                    ReadDelayInjector.delayMillis = Long.parseLong(words[1]);
+                    System.out.println("read delay set to " + ReadDelayInjector.delayMillis + " ms");
+                }
+                case "slow-datanode" -> {
+                    if (words[1].equals("off")) {
+                        ReadDelayInjector.slow = null;
+                    }
+                    else {
+                        ReadDelayInjector.slow = new SlowDataNode(dataNodeThreadGroups.get(Integer.parseInt(words[1])), Long.parseLong(words[2]), Long.parseLong(words[3]));
+                    }
+                }
+                case "fail-reads" -> ReadDelayInjector.failReads = words[1].equals("on");
+                default -> {
+                    System.out.println("unknown command: " + line);
+                    System.out.flush();
+                    continue;
+                }
             }
-            if (line.strip().startsWith("read-delay-ms ")) {
-                ReadDelayInjector.delayMillis = Long.parseLong(line.strip().substring("read-delay-ms ".length()).strip());
-                System.out.println("read delay set to " + ReadDelayInjector.delayMillis + " ms");
-                System.out.flush();
-            }
+            System.out.println("applied " + line.strip());
+            System.out.flush();
         }
     }
+
+    // each DataNode runs its block transfers (DataXceiver threads) in a thread group of its own: the hook below, shared
+    // by every DataNode of this JVM, tells them apart by it
+    private static ThreadGroup threadGroupOf(DataNode dataNode)
+            throws ReflectiveOperationException
+    {
+        Field field = DataNode.class.getDeclaredField("threadGroup");
+        field.setAccessible(true);
+        return (ThreadGroup) field.get(dataNode);
+    }
+
+    private record SlowDataNode(ThreadGroup threadGroup, long fixedMillis, long randomMillis) {}
 
     // BlockSender calls this hook once per block read request (before it opens the replica), on every DataNode
     private static final class ReadDelayInjector
             extends DataNodeFaultInjector
     {
         static volatile long delayMillis;
+        static volatile SlowDataNode slow;
+        static volatile boolean failReads;
 
         @Override
         public void throwTooManyOpenFiles()
+                throws FileNotFoundException
         {
+            if (failReads) {
+                throw new FileNotFoundException("read failure injected by MiniHdfsServer (fail-reads on)");
+            }
             long delay = delayMillis;
+            SlowDataNode slowDataNode = slow;
+            if (slowDataNode != null && Thread.currentThread().getThreadGroup() == slowDataNode.threadGroup()) {
+                delay += slowDataNode.fixedMillis() + ThreadLocalRandom.current().nextLong(slowDataNode.randomMillis() + 1);
+            }
             if (delay > 0) {
                 try {
                     Thread.sleep(delay);

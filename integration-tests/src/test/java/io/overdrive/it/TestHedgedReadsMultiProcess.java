@@ -1,0 +1,198 @@
+package io.overdrive.it;
+
+import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.HiveCatalogs;
+import io.overdrive.it.harness.JmxAttributes;
+import io.overdrive.it.harness.ProjectLayout;
+import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.TrinoProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * Hedged reads on real HDFS (3 DataNodes, replication 3) through real Trino server processes, with the page cache off:
+ * one DataNode slowed on the server side, HDFS's own hedging ({@code native}) and Overdrive's wrapper both hedge, win,
+ * and answer exactly like stock {@code hive}; on a healthy cluster the adaptive threshold stays within the hedge budget;
+ * when every replica fails, the query fails naming the file, nothing hangs, and no read thread or stream is left behind.
+ * Server processes, because each catalog then gets its own HDFS client, as in production (in one JVM, HDFS's hedged
+ * read pool is static and its file systems are shared between catalogs).
+ */
+@TestInstance(PER_CLASS)
+class TestHedgedReadsMultiProcess
+{
+    private static final List<String> QUERIES = List.of(
+            "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice), avg(discount) FROM %s.hedge.lineitem GROUP BY 1, 2 ORDER BY 1, 2",
+            "SELECT o.orderpriority, count(*) FROM %1$s.hedge.orders o JOIN %1$s.hedge.lineitem l ON o.orderkey = l.orderkey WHERE l.commitdate < l.receiptdate GROUP BY 1 ORDER BY 1",
+            "SELECT count(*), sum(totalprice), min(orderdate), max(clerk) FROM %s.hedge.orders");
+    private static final List<String> HEDGING_CATALOGS = List.of("native", "wrapper", "adaptive");
+    private static final int POOL_SIZE = 16;
+
+    private HdfsCluster hdfs;
+    private TrinoProcessCluster cluster;
+
+    @BeforeAll
+    void startCluster()
+    {
+        hdfs = TestingHdfs.shared();
+        Map<String, String> hive = new LinkedHashMap<>(HiveCatalogs.hiveOnHdfs(hdfs, "/hedged-reads/metastore"));
+        // Trino reads a Parquet file below this size whole, in one tail read, which HDFS's own hedging does not cover
+        // (it hedges positional reads only): 0 makes every read of these small test files a positional one
+        hive.put("parquet.small-file-threshold", "0B");
+        cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("hedged-reads"))
+                .workers(1)
+                .heapSize("900m")
+                .catalog("hive", "hive", hive)
+                .catalog("native", "overdrive_hive", hedging(hive, "native", "50ms", "1"))
+                .catalog("wrapper", "overdrive_hive", hedging(hive, "wrapper", "50ms", "1"))
+                .catalog("adaptive", "overdrive_hive", hedging(hive, "wrapper", "adaptive", "0.05"))
+                .catalog("tpch", "tpch", Map.of())
+                .start();
+        cluster.execute("CREATE SCHEMA hive.hedge");
+        // partitioned, so that a query reads many files, and so makes many reads
+        cluster.execute("CREATE TABLE hive.hedge.lineitem WITH (format = 'PARQUET', partitioned_by = ARRAY['linenumber']) AS " +
+                "SELECT orderkey, partkey, quantity, extendedprice, discount, returnflag, linestatus, commitdate, receiptdate, linenumber FROM tpch.tiny.lineitem");
+        cluster.execute("CREATE TABLE hive.hedge.orders WITH (format = 'ORC', partitioned_by = ARRAY['orderpriority']) AS " +
+                "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+    }
+
+    private static Map<String, String> hedging(Map<String, String> hive, String mode, String threshold, String maxRatio)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(hive);
+        properties.put("hedged-read.threadpool-size", Integer.toString(POOL_SIZE));
+        properties.put("hedged-read.mode", mode);
+        properties.put("hedged-read.threshold", threshold);
+        properties.put("hedged-read.max-ratio", maxRatio);
+        return properties;
+    }
+
+    @AfterEach
+    void healHdfs()
+    {
+        hdfs.clearSlowDataNode();
+        hdfs.setFailReads(false);
+    }
+
+    @AfterAll
+    void stopCluster()
+    {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void slowDataNodeIsHedgedAroundByBothPaths()
+    {
+        // every block read from DataNode 0 stalls 300 ms (plus up to 10): a read that lands there is hedged after 50 ms
+        hdfs.setSlowDataNode(0, Duration.ofMillis(300), Duration.ofMillis(10));
+        Map<String, Counters> runs = new LinkedHashMap<>();
+        for (String catalog : List.of("native", "wrapper")) {
+            Counters before = counters(catalog);
+            long start = System.nanoTime();
+            for (int round = 0; round < 2; round++) {
+                assertSameAsHive(catalog);
+            }
+            Counters run = counters(catalog).minus(before);
+            System.out.printf("[overdrive-it] slow DataNode, %s: %s, %.1f s with stock hive's runs%n", catalog, run, (System.nanoTime() - start) / 1e9);
+            runs.put(catalog, run);
+        }
+        for (Map.Entry<String, Counters> entry : runs.entrySet()) {
+            String catalog = entry.getKey();
+            Counters run = entry.getValue();
+            assertThat(run.hedges()).as("%s: hedged reads", catalog).isPositive();
+            assertThat(run.wins()).as("%s: hedges that won", catalog).isPositive();
+            assertThat(run.wins()).as("%s: wins never exceed hedges", catalog).isLessThanOrEqualTo(run.hedges());
+        }
+    }
+
+    @Test
+    void seedsRandomSlownessGivesTheSameRows()
+    {
+        // the seed's slow node: every request delayed by a random 0-10 ms
+        hdfs.setSlowDataNode(0, Duration.ZERO, Duration.ofMillis(10));
+        for (String catalog : HEDGING_CATALOGS) {
+            assertSameAsHive(catalog);
+        }
+    }
+
+    @Test
+    void healthyClusterHedgesWithinTheBudget()
+    {
+        Counters before = counters("adaptive");
+        for (int round = 0; round < 3; round++) {
+            assertSameAsHive("adaptive");
+        }
+        Counters run = counters("adaptive").minus(before);
+        System.out.printf("[overdrive-it] healthy, adaptive: %s%n", run);
+        assertThat(run.reads()).as("reads through the wrapper").isPositive();
+        assertThat((double) run.hedges()).as("hedges on a healthy cluster (%s)", run).isLessThanOrEqualTo(0.05 * run.reads() + 1);
+    }
+
+    @Test
+    void everyReplicaFailingFailsTheQueryNamingTheFile()
+    {
+        for (String catalog : HEDGING_CATALOGS) {
+            assertSameAsHive(catalog);
+        }
+        long transfersBefore = hdfs.activeTransfers();
+        hdfs.setFailReads(true);
+        for (String catalog : HEDGING_CATALOGS) {
+            assertTimeoutPreemptively(Duration.ofMinutes(3), () -> assertThatThrownBy(() -> cluster.query("SELECT sum(extendedprice) FROM %s.hedge.lineitem".formatted(catalog)))
+                    .as(catalog)
+                    .isInstanceOf(RuntimeException.class)
+                    .hasMessageContaining("hedge/lineitem"));
+        }
+        hdfs.setFailReads(false);
+        // nothing left reading: every hedged read thread of the worker idles in its pool, no DataNode serves a stream
+        int workerJmx = cluster.workers().getFirst().jmxPort();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while ((!JmxAttributes.busyThreads(workerJmx, "hedged-read-").isEmpty() || hdfs.activeTransfers() > transfersBefore) && System.nanoTime() < deadline) {
+            sleepUninterruptibly(200, MILLISECONDS);
+        }
+        assertThat(JmxAttributes.busyThreads(workerJmx, "hedged-read-")).as("hedged read threads still reading").isEmpty();
+        assertThat(hdfs.activeTransfers()).as("DataNode transfers still open").isLessThanOrEqualTo(transfersBefore);
+        for (String catalog : HEDGING_CATALOGS) {
+            assertSameAsHive(catalog);
+        }
+    }
+
+    private void assertSameAsHive(String catalog)
+    {
+        for (String sql : QUERIES) {
+            List<List<Object>> expected = cluster.query(sql.formatted("hive"));
+            assertThat(ResultRows.same(cluster.query(sql.formatted(catalog)), expected)).as("%s: %s", catalog, sql).isTrue();
+        }
+    }
+
+    private Counters counters(String catalog)
+    {
+        String mbean = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
+        return new Counters(
+                cluster.sumOverWorkers(mbean, "Reads"),
+                cluster.sumOverWorkers(mbean, "HedgedReadOps"),
+                cluster.sumOverWorkers(mbean, "HedgedReadOpsWin"));
+    }
+
+    private record Counters(long reads, long hedges, long wins)
+    {
+        Counters minus(Counters other)
+        {
+            return new Counters(reads - other.reads, hedges - other.hedges, wins - other.wins);
+        }
+    }
+}
