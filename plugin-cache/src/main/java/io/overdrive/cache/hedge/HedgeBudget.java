@@ -30,7 +30,9 @@ final class HedgeBudget
     /** Takes one hedge from the budget; false when it would exceed the ratio. */
     synchronized boolean tryAcquire()
     {
-        if (hedges.getCount() + 1 > maxRatio * reads.getCount()) {
+        // a read gets one hedge at most, so a ratio of 1 refuses none; comparing would refuse some, as the read being
+        // hedged may already weigh less than the hedge (the counters decay by the second) or round below it
+        if (maxRatio < 1 && hedges.getCount() + 1 > maxRatio * reads.getCount()) {
             return false;
         }
         hedges.add(1);
