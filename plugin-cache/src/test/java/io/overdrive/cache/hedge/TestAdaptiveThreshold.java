@@ -1,0 +1,161 @@
+package io.overdrive.cache.hedge;
+
+import io.airlift.testing.TestingTicker;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestAdaptiveThreshold
+{
+    private static final long MIN = MILLISECONDS.toNanos(10);
+    private static final long MAX = SECONDS.toNanos(1);
+
+    private final TestingTicker ticker = new TestingTicker();
+
+    @Test
+    void ceilingUntilEnoughSamples()
+    {
+        assertThat(new AdaptiveThreshold(95, MIN, MAX, ticker).nanos()).isEqualTo(MAX);
+        // n samples of 1..n ms within one refresh interval and the same second (no decay between them), then one refresh
+        for (int samples = 1; samples <= AdaptiveThreshold.MIN_SAMPLES + 5; samples++) {
+            TestingTicker clock = new TestingTicker();
+            AdaptiveThreshold threshold = new AdaptiveThreshold(95, MILLISECONDS.toNanos(1), MAX, clock);
+            for (int sample = 1; sample < samples; sample++) {
+                threshold.record(MILLISECONDS.toNanos(sample));
+            }
+            clock.increment(100, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(samples));
+            if (samples < AdaptiveThreshold.MIN_SAMPLES) {
+                assertThat(threshold.nanos()).as("%s samples", samples).isEqualTo(MAX);
+            }
+            else {
+                // the 95th percentile of 1..n ms: between n - 2 and n ms
+                assertThat(threshold.nanos()).as("%s samples", samples)
+                        .isBetween(MILLISECONDS.toNanos(samples - 2), MILLISECONDS.toNanos(samples));
+            }
+        }
+    }
+
+    @Test
+    void percentileOfRecentLatencies()
+    {
+        AdaptiveThreshold p95 = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        recordUniform(p95, ticker, 1, 100, 10, new Random(1));
+        assertThat(p95.nanos()).isBetween(MILLISECONDS.toNanos(93), MILLISECONDS.toNanos(97));
+
+        TestingTicker medianTicker = new TestingTicker();
+        AdaptiveThreshold p50 = new AdaptiveThreshold(50, MIN, MAX, medianTicker);
+        recordUniform(p50, medianTicker, 1, 100, 10, new Random(2));
+        assertThat(p50.nanos()).isBetween(MILLISECONDS.toNanos(48), MILLISECONDS.toNanos(52));
+
+        TestingTicker p99Ticker = new TestingTicker();
+        AdaptiveThreshold p99 = new AdaptiveThreshold(99, MIN, MAX, p99Ticker);
+        recordUniform(p99, p99Ticker, 100, 300, 5, new Random(3));
+        assertThat(p99.nanos()).isBetween(MILLISECONDS.toNanos(295), MILLISECONDS.toNanos(301));
+    }
+
+    @Test
+    void refreshedAtMostEveryHundredMilliseconds()
+    {
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        for (int sample = 0; sample < 100; sample++) {
+            threshold.record(MILLISECONDS.toNanos(50));
+        }
+        // the first sample refreshed it, with too few samples; none since, at the same instant
+        assertThat(threshold.nanos()).isEqualTo(MAX);
+        ticker.increment(99, MILLISECONDS);
+        threshold.record(MILLISECONDS.toNanos(50));
+        assertThat(threshold.nanos()).isEqualTo(MAX);
+        ticker.increment(1, MILLISECONDS);
+        threshold.record(MILLISECONDS.toNanos(50));
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(49), MILLISECONDS.toNanos(51));
+    }
+
+    @Test
+    void clampedToFloorAndCeiling()
+    {
+        AdaptiveThreshold fast = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        for (int sample = 0; sample < 100; sample++) {
+            fast.record(MILLISECONDS.toNanos(1));
+        }
+        ticker.increment(100, MILLISECONDS);
+        fast.record(MILLISECONDS.toNanos(1));
+        assertThat(fast.nanos()).isEqualTo(MIN);
+
+        TestingTicker slowTicker = new TestingTicker();
+        AdaptiveThreshold slow = new AdaptiveThreshold(95, MIN, MAX, slowTicker);
+        for (int sample = 0; sample < 100; sample++) {
+            slow.record(SECONDS.toNanos(5));
+        }
+        slowTicker.increment(100, MILLISECONDS);
+        slow.record(SECONDS.toNanos(5));
+        assertThat(slow.nanos()).isEqualTo(MAX);
+    }
+
+    @Test
+    void followsAChangeOfLatency()
+    {
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        // a minute of slow reads, 5 a second, 180-220ms
+        Random random = new Random(3);
+        recordOverTime(threshold, 60, 5, 180, 220, random);
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(200), MILLISECONDS.toNanos(220));
+
+        // the storage recovers: 15-25ms. Ten seconds later the slow reads still weigh more than 5%: still slow
+        recordOverTime(threshold, 10, 5, 15, 25, random);
+        assertThat(threshold.nanos()).isGreaterThan(MILLISECONDS.toNanos(150));
+
+        // five minutes later the slow minute weighs under 1%: the threshold is the fast reads' 95th percentile
+        recordOverTime(threshold, 290, 5, 15, 25, random);
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(22), MILLISECONDS.toNanos(26));
+
+        // a sudden slowdown shows as soon as it is more than 5% of the recent reads
+        recordOverTime(threshold, 5, 5, 400, 500, random);
+        assertThat(threshold.nanos()).isGreaterThan(MILLISECONDS.toNanos(300));
+    }
+
+    @Test
+    void idleStorageForgetsItsLatencies()
+    {
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        recordOverTime(threshold, 60, 5, 15, 25, new Random(4));
+        assertThat(threshold.nanos()).isLessThan(MILLISECONDS.toNanos(30));
+        // after ten idle minutes the old samples weigh far less than 20 reads: back to the ceiling until it has seen enough
+        ticker.increment(10, MINUTES);
+        threshold.record(MILLISECONDS.toNanos(20));
+        assertThat(threshold.nanos()).isEqualTo(MAX);
+    }
+
+    // count rounds of every latency from minMillis to maxMillis, shuffled, then one more sample past the refresh interval
+    private static void recordUniform(AdaptiveThreshold threshold, TestingTicker clock, int minMillis, int maxMillis, int rounds, Random random)
+    {
+        List<Long> samples = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            for (int millis = minMillis; millis <= maxMillis; millis++) {
+                samples.add(MILLISECONDS.toNanos(millis));
+            }
+        }
+        Collections.shuffle(samples, random);
+        samples.forEach(threshold::record);
+        clock.increment(100, MILLISECONDS);
+        threshold.record(MILLISECONDS.toNanos((minMillis + maxMillis) / 2));
+    }
+
+    private void recordOverTime(AdaptiveThreshold threshold, int seconds, int perSecond, int minMillis, int maxMillis, Random random)
+    {
+        for (int second = 0; second < seconds; second++) {
+            for (int sample = 0; sample < perSecond; sample++) {
+                ticker.increment(1000 / perSecond, MILLISECONDS);
+                threshold.record(MILLISECONDS.toNanos(minMillis + random.nextInt(maxMillis - minMillis + 1)));
+            }
+        }
+    }
+}
