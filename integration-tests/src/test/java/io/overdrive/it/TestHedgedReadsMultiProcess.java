@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static io.overdrive.it.harness.HiveCatalogs.withHedgedReads;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,17 +50,15 @@ class TestHedgedReadsMultiProcess
     void startCluster()
     {
         hdfs = TestingHdfs.shared();
-        Map<String, String> hive = new LinkedHashMap<>(HiveCatalogs.hiveOnHdfs(hdfs, "/hedged-reads/metastore"));
-        // Trino reads a Parquet file below this size whole, in one tail read, which HDFS's own hedging does not cover
-        // (it hedges positional reads only): 0 makes every read of these small test files a positional one
-        hive.put("parquet.small-file-threshold", "0B");
+        // small files: Trino reads each whole in one tail read, which Overdrive turns into a positional read for HDFS
+        Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/hedged-reads/metastore");
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("hedged-reads"))
                 .workers(1)
                 .heapSize("900m")
                 .catalog("hive", "hive", hive)
-                .catalog("native", "overdrive_hive", hedging(hive, "native", "50ms", "1"))
-                .catalog("wrapper", "overdrive_hive", hedging(hive, "wrapper", "50ms", "1"))
-                .catalog("adaptive", "overdrive_hive", hedging(hive, "wrapper", "adaptive", "0.05"))
+                .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
+                .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
+                .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", "0.05"))
                 .catalog("tpch", "tpch", Map.of())
                 .start();
         cluster.execute("CREATE SCHEMA hive.hedge");
@@ -70,15 +69,6 @@ class TestHedgedReadsMultiProcess
                 "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
     }
 
-    private static Map<String, String> hedging(Map<String, String> hive, String mode, String threshold, String maxRatio)
-    {
-        Map<String, String> properties = new LinkedHashMap<>(hive);
-        properties.put("hedged-read.threadpool-size", Integer.toString(POOL_SIZE));
-        properties.put("hedged-read.mode", mode);
-        properties.put("hedged-read.threshold", threshold);
-        properties.put("hedged-read.max-ratio", maxRatio);
-        return properties;
-    }
 
     @AfterEach
     void healHdfs()

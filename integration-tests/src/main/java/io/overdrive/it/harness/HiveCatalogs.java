@@ -19,4 +19,15 @@ public final class HiveCatalogs
         properties.put("fs.hadoop.enabled", "true");
         return properties;
     }
+
+    /** The catalog's properties with hedged reads on: {@code threads} pool threads, the given mode, threshold and budget. */
+    public static Map<String, String> withHedgedReads(Map<String, String> catalog, int threads, String mode, String threshold, String maxRatio)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("hedged-read.threadpool-size", Integer.toString(threads));
+        properties.put("hedged-read.mode", mode);
+        properties.put("hedged-read.threshold", threshold);
+        properties.put("hedged-read.max-ratio", maxRatio);
+        return properties;
+    }
 }

@@ -13,6 +13,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads MBean attributes of a Trino node over JMX remote on loopback, the way an operator's monitoring does.
@@ -30,6 +31,18 @@ public final class JmxAttributes
                 total += ((Number) server.getAttribute(name, attribute)).longValue();
             }
             return total;
+        });
+    }
+
+    /** A numeric attribute of the one MBean matching {@code pattern}, as a double (a percentile, a rate). */
+    public static double value(int port, String pattern, String attribute)
+    {
+        return withServer(port, server -> {
+            Set<ObjectName> names = server.queryNames(new ObjectName(pattern), null);
+            if (names.size() != 1) {
+                throw new IllegalStateException("expected one MBean matching %s on port %s, found %s".formatted(pattern, port, names));
+            }
+            return ((Number) server.getAttribute(names.iterator().next(), attribute)).doubleValue();
         });
     }
 

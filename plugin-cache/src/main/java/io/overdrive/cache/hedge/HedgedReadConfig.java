@@ -10,11 +10,13 @@ import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -33,7 +35,16 @@ public class HedgedReadConfig
         /** HDFS's own hedging only: it picks a different replica; other storage is not hedged */
         NATIVE,
         /** Overdrive's wrapper of Trino's reads, for every storage */
-        WRAPPER,
+        WRAPPER;
+
+        /** Case-insensitive, as Airlift's own enum coercion; empty for an unknown name. */
+        static Optional<Mode> fromName(String name)
+        {
+            requireNonNull(name, "name is null");
+            return Arrays.stream(values())
+                    .filter(mode -> mode.name().equalsIgnoreCase(name.strip()))
+                    .findFirst();
+        }
     }
 
     private int threadPoolSize;
@@ -95,7 +106,7 @@ public class HedgedReadConfig
             return true;
         }
         try {
-            return Duration.valueOf(threshold).toMillis() > 0;
+            return Duration.valueOf(threshold).roundTo(NANOSECONDS) > 0;
         }
         catch (IllegalArgumentException e) {
             return false;
@@ -167,19 +178,22 @@ public class HedgedReadConfig
         return this;
     }
 
-    @NotNull
+    // null only after an unknown name was set
+    @NotNull(message = "hedged-read.mode must be one of AUTO, NATIVE, WRAPPER")
     public Mode getMode()
     {
         return mode;
     }
 
+    // a String setter so that an unknown name fails validation with the allowed values, as cache.eviction-policy does
     @Config("hedged-read.mode")
     @ConfigDescription("AUTO: HDFS's own replica-aware hedging for HDFS, Overdrive's wrapper elsewhere; NATIVE: HDFS only; WRAPPER: every storage")
-    public HedgedReadConfig setMode(Mode mode)
+    public HedgedReadConfig setMode(String mode)
     {
-        this.mode = mode;
+        this.mode = Mode.fromName(mode).orElse(null);
         return this;
     }
+
 
     @AssertTrue(message = "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one")
     public boolean isNativeThresholdFixed()

@@ -18,8 +18,9 @@ import static org.weakref.jmx.guice.ExportBinder.newExporter;
 
 /**
  * Binds hedged reads ({@code hedged-read.*}) on a node that runs splits. HDFS's own hedging is switched on by
- * {@link NativeHdfsHedging} before the catalog starts; this module binds Overdrive's wrapper where some storage needs
- * it: inside the page cache when that is on, else through Trino's {@link TrinoFileSystemCache} seam.
+ * {@link NativeHdfsHedging} before the catalog starts; this module gives {@link HedgedReads} the catalog's reads of data
+ * files where the wrapper hedges some storage, or HDFS's tail reads are to be made positional: inside the page cache
+ * when that is on, else through Trino's {@link TrinoFileSystemCache} seam.
  */
 public class HedgedReadModule
         extends AbstractConfigurationAwareModule
@@ -45,14 +46,14 @@ public class HedgedReadModule
         if (config.isEnabled() && config.getMode() == Mode.NATIVE && !fileSystem.isHadoopEnabled()) {
             throw new IllegalArgumentException("hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=wrapper");
         }
-        boolean wrapper = HedgedReads.needsWrapper(config, fileSystem);
-        if (wrapper && fileSystem.isCacheEnabled()) {
-            // Trino's own cache takes the one seam the wrapper needs
+        boolean seeReads = HedgedReads.needsReads(config, fileSystem);
+        if (seeReads && fileSystem.isCacheEnabled()) {
+            // Trino's own cache takes the one seam through which the wrapper (and the tail reads for HDFS) see reads
             if (config.getMode() == Mode.WRAPPER) {
                 throw new IllegalArgumentException("hedged-read.mode=wrapper cannot be used with fs.cache.enabled=true (Trino's file system cache): use cache.enabled=true (Overdrive's page cache, which hedges its misses) instead of fs.cache.enabled, or hedged-read.mode=native for HDFS");
             }
-            log.warn("fs.cache.enabled=true (Trino's file system cache) leaves no room for Overdrive's hedging wrapper: only HDFS reads are hedged, by HDFS itself");
-            wrapper = false;
+            log.warn("fs.cache.enabled=true (Trino's file system cache) leaves no room for Overdrive's hedging wrapper: only HDFS's positional reads are hedged, by HDFS itself");
+            seeReads = false;
         }
         if (!runsSplits) {
             return;
@@ -62,7 +63,7 @@ public class HedgedReadModule
         newExporter(binder).export(HedgedReadStats.class)
                 .as(generator -> generator.generatedNameOf(HedgedReadStats.class, catalogName.get().toString()));
         binder.bind(HedgedReads.class).in(SINGLETON);
-        if (wrapper && !pageCache) {
+        if (seeReads && !pageCache) {
             newOptionalBinder(binder, TrinoFileSystemCache.class).setBinding().to(HedgingFileSystemCache.class).in(SINGLETON);
         }
     }

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
 /**
  * Hedged read metrics, one MBean per catalog. {@code HedgedReadOps}, {@code HedgedReadOpsWin} and
  * {@code HedgedReadOpsInCurThread} carry HDFS's names and meaning, and add HDFS's own counters (the native path) to
@@ -27,8 +29,9 @@ public class HedgedReadStats
     private final AtomicLong bothFailed = new AtomicLong();
     private final AtomicLong wastedBytes = new AtomicLong();
     private final CounterStat readFailures = new CounterStat();
-    private final TimeStat primaryLatency = new TimeStat();
-    private final TimeStat hedgeLatency = new TimeStat();
+    private final TimeStat readLatency = new TimeStat(MILLISECONDS);
+    private final TimeStat primaryLatency = new TimeStat(MILLISECONDS);
+    private final TimeStat hedgeLatency = new TimeStat(MILLISECONDS);
     private final Map<String, Supplier<Long>> thresholds = new ConcurrentHashMap<>();
     private volatile NativeHedgedReadMetrics nativeMetrics = NativeHedgedReadMetrics.NONE;
 
@@ -71,6 +74,11 @@ public class HedgedReadStats
     void recordWastedBytes(long bytes)
     {
         wastedBytes.addAndGet(bytes);
+    }
+
+    void recordReadLatency(long nanos)
+    {
+        readLatency.addNanos(nanos);
     }
 
     void recordPrimaryLatency(long nanos)
@@ -167,6 +175,14 @@ public class HedgedReadStats
     public CounterStat getReadFailures()
     {
         return readFailures;
+    }
+
+    /** What the reader waited: until the first of the read and its hedge finished. */
+    @Managed
+    @Nested
+    public TimeStat getReadLatency()
+    {
+        return readLatency;
     }
 
     @Managed

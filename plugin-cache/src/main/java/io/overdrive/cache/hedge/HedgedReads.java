@@ -77,22 +77,40 @@ public final class HedgedReads
         return !usesNativeHdfs(config, fileSystemConfig) || otherStorage;
     }
 
+    /** Hedged reads need to see the catalog's reads of data files: for the wrapper, or for HDFS's own hedging of tail reads. */
+    public static boolean needsReads(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
+    {
+        return needsWrapper(config, fileSystemConfig) || usesNativeHdfs(config, fileSystemConfig);
+    }
+
     /** Whether the wrapper hedges reads of this location. */
     public boolean hedges(Location location)
     {
         if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
             return false;
         }
-        return !(nativeHdfs && location.scheme().map(HDFS_SCHEMES::contains).orElse(true));
+        return !(nativeHdfs && isHdfs(location));
     }
 
-    /** The file with its positional reads hedged, or the file itself where the wrapper does not hedge. */
+    /**
+     * The file with its positional reads hedged by the wrapper; an HDFS file under HDFS's own hedging with its tail read
+     * positionally, so that HDFS hedges that too; else the file itself.
+     */
     public TrinoInputFile wrap(TrinoInputFile file)
     {
+        if (nativeHdfs && isHdfs(file.location())) {
+            return new PositionalReadInputFile(file, stats, ticker);
+        }
         if (!hedges(file.location())) {
             return file;
         }
         return new HedgingInputFile(file, hedger, thresholdOf(file.location()));
+    }
+
+    private static boolean isHdfs(Location location)
+    {
+        // a location without a scheme is served by HDFS, Trino's fallback file system
+        return location.scheme().map(HDFS_SCHEMES::contains).orElse(true);
     }
 
     private HedgeThreshold thresholdOf(Location location)

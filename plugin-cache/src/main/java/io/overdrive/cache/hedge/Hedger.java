@@ -62,6 +62,15 @@ final class Hedger
     Attempt read(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold)
             throws IOException
     {
+        long start = ticker.read();
+        Attempt winner = hedgedRead(primary, hedges, threshold);
+        stats.recordReadLatency(ticker.read() - start);
+        return winner;
+    }
+
+    private Attempt hedgedRead(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold)
+            throws IOException
+    {
         stats.recordRead();
         budget.recordRead();
         Task first = new Task(primary, false, threshold);

@@ -8,7 +8,6 @@ import io.trino.spi.metrics.Metrics;
 
 import java.io.IOException;
 
-import static com.google.common.base.Preconditions.checkState;
 import static java.util.Objects.checkFromIndexSize;
 import static java.util.Objects.requireNonNull;
 
@@ -99,7 +98,9 @@ final class HedgingInput
     private ReadAttempt read(int bufferSize, Read read)
             throws IOException
     {
-        checkState(!closed, "Input is closed: %s", file.location());
+        if (closed) {
+            throw new IOException("Input is closed: " + file.location());
+        }
         // the primary attempt owns the input now (null when an earlier read failed: it opens one); the winner's comes back
         TrinoInput primaryInput = current;
         current = null;

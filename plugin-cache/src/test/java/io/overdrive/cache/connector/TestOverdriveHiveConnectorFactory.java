@@ -7,6 +7,8 @@ import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdrivePlugin;
 import io.overdrive.cache.flush.FlushCacheHandle;
 import io.overdrive.cache.flush.FlushCacheSplit;
+import io.overdrive.cache.hedge.HedgingFileSystemCache;
+import io.overdrive.cache.hedge.NativeHdfsHedging;
 import io.overdrive.scheduler.affinity.SplitPlacer;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.WorkerLoads;
@@ -30,7 +32,9 @@ import javax.management.ObjectName;
 
 import java.lang.management.ManagementFactory;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -254,6 +258,100 @@ class TestOverdriveHiveConnectorFactory
             assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, context))
                     .hasMessageContaining("cache.base-directory must name at least one directory when cache.enabled=true");
         }
+    }
+
+    @Test
+    void hedgingWrapperIsBoundWhereSplitsRun()
+    {
+        // local storage: hedged-read.mode=AUTO hedges it with the wrapper
+        Map<String, String> hedging = with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4"));
+        assertThat(boundCache(hedging, workerContext(false))).as("no page cache: the wrapper takes the seam").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(hedging, coordinatorContext(true))).containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(hedging, coordinatorContext(false))).as("a coordinator that runs no splits reads no data").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("off by default").isEmpty();
+        Map<String, String> withPageCache = with(hedging, Map.of(
+                "cache.enabled", "true",
+                "cache.base-directory", warehouse.resolve("cache").toString(),
+                "cache.max-size", "64MB"));
+        assertThat(boundCache(withPageCache, workerContext(false))).as("the page cache hedges its misses itself").containsInstanceOf(OverdriveFileSystemCache.class);
+        // HDFS's own hedging (HDFS is not on this test's class path): TestHedgedReadsMultiProcess
+    }
+
+    @Test
+    void hedgingMisconfigurationFailsTheCatalogNamingTheProperty()
+    {
+        assertInvalidHedging(Map.of("hedged-read.threshold", "0ms"), "hedged-read.threshold must be a duration above 0 (e.g. 500ms) or 'adaptive'");
+        assertInvalidHedging(Map.of("hedged-read.threshold", "soon"), "hedged-read.threshold must be a duration above 0 (e.g. 500ms) or 'adaptive'");
+        assertInvalidHedging(Map.of("hedged-read.max-ratio", "0"), "hedged-read.max-ratio must be above 0 and at most 1");
+        assertInvalidHedging(Map.of("hedged-read.max-ratio", "1.5"), "hedged-read.max-ratio must be above 0 and at most 1");
+        assertInvalidHedging(Map.of("hedged-read.adaptive-percentile", "100"), "hedged-read.adaptive-percentile must be above 0 and below 100");
+        assertInvalidHedging(Map.of("hedged-read.adaptive-min", "2s", "hedged-read.adaptive-max", "1s"), "hedged-read.adaptive-min must not be above hedged-read.adaptive-max");
+        assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE", "hedged-read.threshold", "adaptive", "fs.hadoop.enabled", "true"), "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold");
+        assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE"), "hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=wrapper");
+        assertInvalidHedging(Map.of("hedged-read.mode", "SOMETIMES"), "hedged-read.mode must be one of AUTO, NATIVE, WRAPPER");
+        assertInvalidHedging(
+                Map.of("hedged-read.mode", "WRAPPER", "fs.cache.enabled", "true", "fs.cache.directories", warehouse.resolve("trino-cache").toString(), "fs.cache.max-sizes", "64MB"),
+                "hedged-read.mode=wrapper cannot be used with fs.cache.enabled=true");
+    }
+
+    private void assertInvalidHedging(Map<String, String> hedging, String message)
+    {
+        Map<String, String> properties = with(hiveProperties(), ImmutableMap.<String, String>builder()
+                .put("hedged-read.threadpool-size", "4")
+                .putAll(hedging)
+                .buildOrThrow());
+        // on workers and on the coordinator alike
+        for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(false))) {
+            assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, context))
+                    .as("%s", hedging)
+                    .hasStackTraceContaining(message);
+        }
+    }
+
+    @Test
+    void nativeHedgingConfiguresHdfsAfterTheOperatorsOwnFiles()
+            throws Exception
+    {
+        Path operatorFile = Files.writeString(warehouse.resolve("hdfs-site.xml"), "<configuration/>");
+        Map<String, String> properties = Map.of(
+                "fs.hadoop.enabled", "true",
+                "hive.config.resources", operatorFile.toString(),
+                "hedged-read.threadpool-size", "8",
+                "hedged-read.threshold", "150ms");
+        Map<String, String> configured = NativeHdfsHedging.configure("lake", properties);
+        List<String> resources = List.of(configured.get("hive.config.resources").split(","));
+        assertThat(resources).hasSize(2).first().isEqualTo(operatorFile.toString());
+        assertThat(Files.readString(Path.of(resources.get(1))))
+                .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>8</value>")
+                .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>150</value>");
+        assertThat(configured).containsAllEntriesOf(Map.of("hedged-read.threadpool-size", "8", "hedged-read.threshold", "150ms"));
+
+        // where HDFS's own hedging does not apply, the properties are left alone
+        assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threshold", "adaptive")))).isEqualTo(with(properties, Map.of("hedged-read.threshold", "adaptive")));
+        assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.mode", "wrapper")))).isEqualTo(with(properties, Map.of("hedged-read.mode", "wrapper")));
+        assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threadpool-size", "0")))).isEqualTo(with(properties, Map.of("hedged-read.threadpool-size", "0")));
+        assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("fs.hadoop.enabled", "false")))).isEqualTo(with(properties, Map.of("fs.hadoop.enabled", "false")));
+    }
+
+    @Test
+    void hedgedReadStatsHaveTheDocumentedName()
+            throws Exception
+    {
+        Connector connector = new OverdriveHiveConnectorFactory().create("jmx_hedge", with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4")), workerContext(false));
+        try {
+            assertThat(ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName("*:type=HedgedReadStats,name=jmx_hedge,*"), null))
+                    .containsExactly(new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=jmx_hedge,catalog=jmx_hedge"));
+        }
+        finally {
+            connector.shutdown();
+        }
+    }
+
+    private static Map<String, String> with(Map<String, String> properties, Map<String, String> overrides)
+    {
+        Map<String, String> merged = new HashMap<>(properties);
+        merged.putAll(overrides);
+        return ImmutableMap.copyOf(merged);
     }
 
     private Optional<TrinoFileSystemCache> boundCache(Map<String, String> properties, ConnectorContext context)

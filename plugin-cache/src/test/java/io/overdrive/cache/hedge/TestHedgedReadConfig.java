@@ -33,7 +33,7 @@ class TestHedgedReadConfig
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(1, SECONDS))
                 .setMaxRatio(0.05)
-                .setMode(Mode.AUTO));
+                .setMode("AUTO"));
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
         assertThat(config.isEnabled()).isFalse();
@@ -60,7 +60,7 @@ class TestHedgedReadConfig
                 .setAdaptiveMin(new Duration(5, MILLISECONDS))
                 .setAdaptiveMax(new Duration(2, SECONDS))
                 .setMaxRatio(0.1)
-                .setMode(Mode.WRAPPER);
+                .setMode("WRAPPER");
         assertFullMapping(properties, expected);
         assertThat(expected.isEnabled()).isTrue();
         assertThat(expected.getFixedThreshold()).contains(new Duration(250, MILLISECONDS));
@@ -135,12 +135,12 @@ class TestHedgedReadConfig
     @Test
     void nativeModeTakesOnlyAFixedThreshold()
     {
-        assertFailsValidation(new HedgedReadConfig().setMode(Mode.NATIVE).setThreshold("adaptive"),
+        assertFailsValidation(new HedgedReadConfig().setMode("NATIVE").setThreshold("adaptive"),
                 "nativeThresholdFixed",
                 "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one",
                 AssertTrue.class);
-        assertValidates(new HedgedReadConfig().setMode(Mode.NATIVE).setThreshold("100ms"));
-        assertValidates(new HedgedReadConfig().setMode(Mode.WRAPPER).setThreshold("adaptive"));
-        assertValidates(new HedgedReadConfig().setMode(Mode.AUTO).setThreshold("adaptive"));
+        assertValidates(new HedgedReadConfig().setMode("NATIVE").setThreshold("100ms"));
+        assertValidates(new HedgedReadConfig().setMode("WRAPPER").setThreshold("adaptive"));
+        assertValidates(new HedgedReadConfig().setMode("AUTO").setThreshold("adaptive"));
     }
 }

@@ -2,7 +2,6 @@ package io.overdrive.cache.hedge;
 
 import com.google.common.base.Ticker;
 import io.airlift.slice.Slice;
-import io.overdrive.cache.hedge.HedgedReadConfig.Mode;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
@@ -74,7 +73,7 @@ class TestHedgingInput
                 .setThreadPoolSize(4)
                 .setThreshold(THRESHOLD_MILLIS + "ms")
                 .setMaxRatio(1)
-                .setMode(Mode.WRAPPER);
+                .setMode("WRAPPER");
         hedgedReads = new HedgedReads(config, false, stats, pool, Ticker.systemTicker());
     }
 
