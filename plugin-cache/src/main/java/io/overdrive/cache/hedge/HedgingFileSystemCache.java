@@ -15,7 +15,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Hedged reads without the page cache. Trino's {@link TrinoFileSystemCache} is the one seam through which the Hive
  * connector's reads of data files pass on workers, below everything else; this implementation of it caches nothing
- * and only hedges. With {@code cache.enabled=true} the page cache hedges its misses itself.
+ * and only hands each data file to {@link HedgedReads#wrap}. With {@code cache.enabled=true} the page cache does that
+ * itself, for its misses.
  */
 public final class HedgingFileSystemCache
         implements TrinoFileSystemCache
