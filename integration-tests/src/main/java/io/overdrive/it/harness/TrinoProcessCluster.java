@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,6 +28,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -44,6 +48,9 @@ public final class TrinoProcessCluster
         implements AutoCloseable
 {
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(5);
+    private static final int FIRST_PORT = 20_000;
+    private static final int LAST_PORT = 32_000;
+    private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
 
     private final List<TrinoNode> nodes;
 
@@ -358,15 +365,24 @@ public final class TrinoProcessCluster
         }
     }
 
+    // Below Linux's ephemeral range (32768-60999), from which every outgoing connection takes its local port: a free
+    // port picked there can be taken by some connection before the node binds it ("Address already in use"). Never
+    // the same port twice in this JVM, since a node binds its ports only seconds after they are picked.
     static int freePort()
     {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT);
+            if (!HANDED_OUT_PORTS.add(port)) {
+                continue;
+            }
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            }
+            catch (IOException e) {
+                // taken: try another
+            }
         }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        throw new IllegalStateException("No free port between %s and %s".formatted(FIRST_PORT, LAST_PORT));
     }
 
     private static void writeProperties(Path file, Map<String, String> properties)
