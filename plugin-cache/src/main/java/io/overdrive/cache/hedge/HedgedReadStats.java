@@ -153,11 +153,8 @@ public class HedgedReadStats
     public double getThresholdMillis()
     {
         return thresholds.values().stream()
-                .mapToLong(Supplier::get)
+                .mapToDouble(nanos -> nanos.get() / 1e6)
                 .max()
-                .stream()
-                .mapToDouble(nanos -> nanos / 1e6)
-                .findFirst()
                 .orElse(Double.NaN);
     }
 

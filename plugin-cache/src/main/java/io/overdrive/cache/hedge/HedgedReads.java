@@ -54,12 +54,6 @@ public final class HedgedReads
         this.hedger = new Hedger(pool, new HedgeBudget(config.getMaxRatio(), ticker), stats, ticker);
     }
 
-    /** Hedged reads that hedge nothing, for a page cache built without them. */
-    public static HedgedReads disabled()
-    {
-        HedgedReadConfig off = new HedgedReadConfig();
-        return new HedgedReads(off, false, new HedgedReadStats(), pool("disabled", 1), Ticker.systemTicker());
-    }
 
     /** HDFS's own hedging serves {@code hdfs://} locations: enabled, HDFS on, the threshold fixed, the mode not {@code wrapper}. */
     public static boolean usesNativeHdfs(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
@@ -84,7 +78,7 @@ public final class HedgedReads
     }
 
     /** Whether the wrapper hedges reads of this location. */
-    public boolean hedges(Location location)
+    private boolean hedges(Location location)
     {
         if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
             return false;
@@ -129,10 +123,6 @@ public final class HedgedReads
         });
     }
 
-    public HedgedReadStats stats()
-    {
-        return stats;
-    }
 
     @PreDestroy
     public void shutdown()

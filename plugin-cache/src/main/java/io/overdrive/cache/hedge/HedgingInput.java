@@ -39,22 +39,15 @@ final class HedgingInput
             throws IOException
     {
         checkFromIndexSize(bufferOffset, length, buffer.length);
-        ReadAttempt winner = read(length, (input, target) -> {
-            input.readFully(position, target, 0, length);
-            return length;
-        });
-        System.arraycopy(winner.buffer, 0, buffer, bufferOffset, length);
+        System.arraycopy(readRange(position, length).buffer, 0, buffer, bufferOffset, length);
     }
 
+    // the winner's own buffer, not copied
     @Override
     public Slice readFully(long position, int length)
             throws IOException
     {
-        ReadAttempt winner = read(length, (input, target) -> {
-            input.readFully(position, target, 0, length);
-            return length;
-        });
-        return Slices.wrappedBuffer(winner.buffer);
+        return Slices.wrappedBuffer(readRange(position, length).buffer);
     }
 
     @Override
@@ -62,7 +55,7 @@ final class HedgingInput
             throws IOException
     {
         checkFromIndexSize(bufferOffset, maxLength, buffer.length);
-        ReadAttempt winner = read(maxLength, (input, target) -> input.readTail(target, 0, maxLength));
+        ReadAttempt winner = readEnd(maxLength);
         System.arraycopy(winner.buffer, 0, buffer, bufferOffset, winner.bytesRead);
         return winner.bytesRead;
     }
@@ -71,8 +64,23 @@ final class HedgingInput
     public Slice readTail(int length)
             throws IOException
     {
-        ReadAttempt winner = read(length, (input, target) -> input.readTail(target, 0, length));
+        ReadAttempt winner = readEnd(length);
         return Slices.wrappedBuffer(winner.buffer, 0, winner.bytesRead);
+    }
+
+    private ReadAttempt readRange(long position, int length)
+            throws IOException
+    {
+        return read(length, (input, target) -> {
+            input.readFully(position, target, 0, length);
+            return length;
+        });
+    }
+
+    private ReadAttempt readEnd(int maxLength)
+            throws IOException
+    {
+        return read(maxLength, (input, target) -> input.readTail(target, 0, maxLength));
     }
 
     @Override

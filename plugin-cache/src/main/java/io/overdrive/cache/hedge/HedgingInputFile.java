@@ -1,12 +1,9 @@
 package io.overdrive.cache.hedge;
 
-import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
-import io.trino.filesystem.TrinoInputStream;
 
 import java.io.IOException;
-import java.time.Instant;
 
 import static java.util.Objects.requireNonNull;
 
@@ -15,15 +12,14 @@ import static java.util.Objects.requireNonNull;
  * Streams are not: they serve sequential formats, and a second stream would re-read from the start of its range.
  */
 final class HedgingInputFile
-        implements TrinoInputFile
+        extends ForwardingInputFile
 {
-    private final TrinoInputFile delegate;
     private final Hedger hedger;
     private final HedgeThreshold threshold;
 
     HedgingInputFile(TrinoInputFile delegate, Hedger hedger, HedgeThreshold threshold)
     {
-        this.delegate = requireNonNull(delegate, "delegate is null");
+        super(delegate);
         this.hedger = requireNonNull(hedger, "hedger is null");
         this.threshold = requireNonNull(threshold, "threshold is null");
     }
@@ -33,40 +29,6 @@ final class HedgingInputFile
             throws IOException
     {
         // opened here, as unhedged, so that a missing file fails where it always did
-        return new HedgingInput(delegate, delegate.newInput(), hedger, threshold);
-    }
-
-    @Override
-    public TrinoInputStream newStream()
-            throws IOException
-    {
-        return delegate.newStream();
-    }
-
-    @Override
-    public long length()
-            throws IOException
-    {
-        return delegate.length();
-    }
-
-    @Override
-    public Instant lastModified()
-            throws IOException
-    {
-        return delegate.lastModified();
-    }
-
-    @Override
-    public boolean exists()
-            throws IOException
-    {
-        return delegate.exists();
-    }
-
-    @Override
-    public Location location()
-    {
-        return delegate.location();
+        return new HedgingInput(delegate(), delegate().newInput(), hedger, threshold);
     }
 }

@@ -1,16 +1,11 @@
 package io.overdrive.cache.hedge;
 
 import com.google.common.base.Ticker;
-import io.airlift.slice.Slice;
-import io.airlift.slice.Slices;
-import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
-import io.trino.filesystem.TrinoInputStream;
 import io.trino.spi.metrics.Metrics;
 
 import java.io.IOException;
-import java.time.Instant;
 
 import static java.util.Objects.checkFromIndexSize;
 import static java.util.Objects.requireNonNull;
@@ -22,15 +17,14 @@ import static java.util.Objects.requireNonNull;
  * so that HDFS hedges it too. It also times every read into {@code ReadLatency}.
  */
 final class PositionalReadInputFile
-        implements TrinoInputFile
+        extends ForwardingInputFile
 {
-    private final TrinoInputFile delegate;
     private final HedgedReadStats stats;
     private final Ticker ticker;
 
     PositionalReadInputFile(TrinoInputFile delegate, HedgedReadStats stats, Ticker ticker)
     {
-        this.delegate = requireNonNull(delegate, "delegate is null");
+        super(delegate);
         this.stats = requireNonNull(stats, "stats is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
     }
@@ -39,41 +33,7 @@ final class PositionalReadInputFile
     public TrinoInput newInput()
             throws IOException
     {
-        return new PositionalReadInput(delegate.newInput());
-    }
-
-    @Override
-    public TrinoInputStream newStream()
-            throws IOException
-    {
-        return delegate.newStream();
-    }
-
-    @Override
-    public long length()
-            throws IOException
-    {
-        return delegate.length();
-    }
-
-    @Override
-    public Instant lastModified()
-            throws IOException
-    {
-        return delegate.lastModified();
-    }
-
-    @Override
-    public boolean exists()
-            throws IOException
-    {
-        return delegate.exists();
-    }
-
-    @Override
-    public Location location()
-    {
-        return delegate.location();
+        return new PositionalReadInput(delegate().newInput());
     }
 
     private final class PositionalReadInput
@@ -100,19 +60,10 @@ final class PositionalReadInputFile
                 throws IOException
         {
             checkFromIndexSize(bufferOffset, maxLength, buffer.length);
-            int length = (int) Math.min(delegate.length(), maxLength);
-            readFully(delegate.length() - length, buffer, bufferOffset, length);
+            long fileLength = length();
+            int length = (int) Math.min(fileLength, maxLength);
+            readFully(fileLength - length, buffer, bufferOffset, length);
             return length;
-        }
-
-        @Override
-        public Slice readTail(int maxLength)
-                throws IOException
-        {
-            int length = (int) Math.min(delegate.length(), maxLength);
-            byte[] buffer = new byte[length];
-            readFully(delegate.length() - length, buffer, 0, length);
-            return Slices.wrappedBuffer(buffer);
         }
 
         @Override

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -333,9 +332,8 @@ class TestHedgingInput
 
     /** The file, with faults injected into the reads of the inputs it opens. */
     private static final class FaultyInputFile
-            implements TrinoInputFile
+            extends ForwardingInputFile
     {
-        private final TrinoInputFile delegate;
         private final List<FaultyInput> inputs = new CopyOnWriteArrayList<>();
         // every read of the first input opened waits this long first
         private volatile long firstInputDelayMillis;
@@ -349,7 +347,7 @@ class TestHedgingInput
 
         FaultyInputFile(TrinoInputFile delegate)
         {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         synchronized void randomDelays(Random random, double chance, int maxMillis)
@@ -373,44 +371,10 @@ class TestHedgingInput
         {
             FaultyInput input;
             synchronized (this) {
-                input = new FaultyInput(this, inputs.size(), delegate.newInput());
+                input = new FaultyInput(this, inputs.size(), delegate().newInput());
                 inputs.add(input);
             }
             return input;
-        }
-
-        @Override
-        public TrinoInputStream newStream()
-                throws IOException
-        {
-            return delegate.newStream();
-        }
-
-        @Override
-        public long length()
-                throws IOException
-        {
-            return delegate.length();
-        }
-
-        @Override
-        public Instant lastModified()
-                throws IOException
-        {
-            return delegate.lastModified();
-        }
-
-        @Override
-        public boolean exists()
-                throws IOException
-        {
-            return delegate.exists();
-        }
-
-        @Override
-        public Location location()
-        {
-            return delegate.location();
         }
     }
 
