@@ -124,6 +124,41 @@ public final class HdfsCluster
         apply("slow-datanode %s %s %s".formatted(index, fixed.toMillis(), random.toMillis()));
     }
 
+    /**
+     * Caps what all DataNodes together send to readers at {@code bytesPerSecond} (one limit shared by every block read,
+     * so concurrent readers compete for it, as for a data lake's storage bandwidth); returns once the server has
+     * applied it.
+     */
+    public void setReadBandwidth(long bytesPerSecond)
+    {
+        if (bytesPerSecond <= 0) {
+            throw new IllegalArgumentException("bytesPerSecond must be positive: " + bytesPerSecond);
+        }
+        apply("read-bandwidth " + bytesPerSecond);
+    }
+
+    /** Lifts the read bandwidth limit, if any. */
+    public void clearReadBandwidth()
+    {
+        apply("read-bandwidth off");
+    }
+
+    /**
+     * Bytes every DataNode has sent to readers since HDFS started (block read packets with their checksums), counted by
+     * the server as it sends them: exact at once, where the DataNodes' {@code BytesRead} metric is refreshed only every
+     * 10 seconds. Take the difference over a run.
+     */
+    public long bytesRead()
+    {
+        String command = "bytes-read";
+        String numbered = apply(command);
+        Matcher matcher = Pattern.compile(Pattern.quote("answer " + numbered + " = ") + "(\\d+)").matcher(process.logTail(200));
+        if (!matcher.find()) {
+            throw new IllegalStateException("HDFS did not answer '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
+        }
+        return Long.parseLong(matcher.group(1));
+    }
+
     /** Heals the slow DataNode, if any. */
     public void clearSlowDataNode()
     {
@@ -162,7 +197,7 @@ public final class HdfsCluster
     }
 
     // the server echoes "applied <command>" once it has; the sequence number tells this command from an earlier same one
-    private synchronized void apply(String command)
+    private synchronized String apply(String command)
     {
         String numbered = command + " #" + (++commands);
         process.sendLine(numbered);
@@ -174,6 +209,7 @@ public final class HdfsCluster
             }
             sleepUninterruptibly(50, MILLISECONDS);
         }
+        return numbered;
     }
 
     public ChildProcess process()

@@ -6,6 +6,8 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.DataNodeFaultInjector;
+import org.apache.hadoop.hdfs.util.Canceler;
+import org.apache.hadoop.hdfs.util.DataTransferThrottler;
 
 import java.io.BufferedReader;
 import java.io.FileNotFoundException;
@@ -13,15 +15,19 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 /**
  * Runs a real HDFS (one NameNode, N DataNodes) on loopback with free ports until its standard input closes or says
@@ -36,6 +42,11 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * {@code datanodes}) slow: it waits a further {@code fixed} plus a uniformly random {@code 0..random} milliseconds
  * before each block read request, like a node with a bad disk or a congested link; {@code slow-datanode off} heals it.
  * A line {@code fail-reads on} makes every DataNode fail every block read request ({@code fail-reads off} undoes it).
+ * <p>
+ * A line {@code read-bandwidth <bytes per second>} caps what all DataNodes together send to readers, one limit shared
+ * by every block read as on a data lake whose storage link is the bottleneck: concurrent readers compete for it
+ * ({@code read-bandwidth off} lifts it). A line {@code bytes-read} answers {@code answer bytes-read = <n>}: the bytes
+ * every DataNode has sent to readers since startup (block read packets, checksums included), counted as they are sent.
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
  * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
@@ -73,6 +84,11 @@ public final class MiniHdfsServer
                 .build();
         cluster.waitActive();
         DataNodeFaultInjector.set(new ReadDelayInjector());
+        // every DataNode's block reads for clients (and nothing else) go through its read throttler: one shared by all
+        SharedReadBandwidth readBandwidth = new SharedReadBandwidth();
+        for (DataNode dataNode : cluster.getDataNodes()) {
+            setReadThrottler(dataNode, readBandwidth);
+        }
         List<ThreadGroup> dataNodeThreadGroups = new ArrayList<>();
         for (DataNode dataNode : cluster.getDataNodes()) {
             dataNodeThreadGroups.add(threadGroupOf(dataNode));
@@ -108,13 +124,13 @@ public final class MiniHdfsServer
         System.out.println("HDFS ready at " + ready.getProperty("namenode.uri"));
         System.out.flush();
 
-        waitForShutdown(dataNodeThreadGroups);
+        waitForShutdown(dataNodeThreadGroups, readBandwidth);
         cluster.shutdown();
         System.exit(0);
     }
 
     // the parent holds our stdin: EOF means it is gone, so HDFS never outlives the tests or the demo
-    private static void waitForShutdown(List<ThreadGroup> dataNodeThreadGroups)
+    private static void waitForShutdown(List<ThreadGroup> dataNodeThreadGroups, SharedReadBandwidth readBandwidth)
             throws IOException
     {
         BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, UTF_8));
@@ -140,6 +156,8 @@ public final class MiniHdfsServer
                     }
                 }
                 case "fail-reads" -> ReadDelayInjector.failReads = words[1].equals("on");
+                case "read-bandwidth" -> readBandwidth.setBytesPerSecond(words[1].equals("off") ? 0 : Long.parseLong(words[1]));
+                case "bytes-read" -> System.out.println("answer " + line.strip() + " = " + readBandwidth.bytesSent());
                 default -> {
                     System.out.println("unknown command: " + line);
                     System.out.flush();
@@ -159,6 +177,83 @@ public final class MiniHdfsServer
         Field field = DataNode.class.getDeclaredField("threadGroup");
         field.setAccessible(true);
         return (ThreadGroup) field.get(dataNode);
+    }
+
+    // Installed as every DataNode's read throttler, which BlockSender calls after each packet it sends to a client
+    // reading a block. One token bucket for all DataNodes: a packet takes its bytes from the bucket, and the sender
+    // waits until the bucket has paid for them, so the DataNodes together send at most the limit.
+    private static final class SharedReadBandwidth
+            extends DataTransferThrottler
+    {
+        // what an idle bucket may send at once: a reader that starts alone gets the full rate from its first packet
+        private static final long BURST_NANOS = MILLISECONDS.toNanos(20);
+
+        private final AtomicLong bytesSent = new AtomicLong();
+        private long bytesPerSecond;
+        private long nextFreeNanos;
+
+        SharedReadBandwidth()
+        {
+            // the superclass's own throttling is never used
+            super(1);
+        }
+
+        synchronized void setBytesPerSecond(long bytesPerSecond)
+        {
+            if (bytesPerSecond < 0) {
+                throw new IllegalArgumentException("read bandwidth must not be negative: " + bytesPerSecond);
+            }
+            this.bytesPerSecond = bytesPerSecond;
+            nextFreeNanos = System.nanoTime();
+            System.out.println("read bandwidth set to " + (bytesPerSecond == 0 ? "off" : bytesPerSecond + " bytes/s"));
+        }
+
+        long bytesSent()
+        {
+            return bytesSent.get();
+        }
+
+        @Override
+        public void throttle(long numOfBytes)
+        {
+            throttle(numOfBytes, null);
+        }
+
+        @Override
+        public void throttle(long numOfBytes, Canceler canceler)
+        {
+            bytesSent.addAndGet(numOfBytes);
+            long waitNanos = reserve(numOfBytes);
+            if (waitNanos > 0) {
+                try {
+                    NANOSECONDS.sleep(waitNanos);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        // the time this packet's bytes are paid for, as a wait from now (0: no limit)
+        private synchronized long reserve(long bytes)
+        {
+            if (bytesPerSecond == 0) {
+                return 0;
+            }
+            long now = System.nanoTime();
+            nextFreeNanos = Math.max(nextFreeNanos, now - BURST_NANOS) + (long) (bytes * 1e9 / bytesPerSecond);
+            return nextFreeNanos - now;
+        }
+    }
+
+    // DataXceiverServer, which DataXceiver asks for the read throttler of each client block read, is package-private
+    private static void setReadThrottler(DataNode dataNode, DataTransferThrottler throttler)
+            throws ReflectiveOperationException
+    {
+        Object server = dataNode.getXferServer();
+        Method setter = server.getClass().getMethod("setReadThrottler", DataTransferThrottler.class);
+        setter.setAccessible(true);
+        setter.invoke(server, throttler);
     }
 
     private record SlowDataNode(ThreadGroup threadGroup, long fixedMillis, long randomMillis) {}
