@@ -1,5 +1,7 @@
 package io.overdrive.it.harness;
 
+import javax.management.Attribute;
+import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
@@ -14,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Reads MBean attributes of a Trino node over JMX remote on loopback, the way an operator's monitoring does.
@@ -43,6 +46,29 @@ public final class JmxAttributes
                 throw new IllegalStateException("expected one MBean matching %s on port %s, found %s".formatted(pattern, port, names));
             }
             return ((Number) server.getAttribute(names.iterator().next(), attribute)).doubleValue();
+        });
+    }
+
+    /**
+     * Every whole-number attribute (a counter, a gauge) of the MBeans matching {@code pattern} on the node, summed by
+     * name over those MBeans; none when nothing matches. For counters whose names a benchmark cannot be sure of.
+     */
+    public static Map<String, Long> counters(int port, String pattern)
+    {
+        return withServer(port, server -> {
+            Map<String, Long> counters = new TreeMap<>();
+            for (ObjectName name : server.queryNames(new ObjectName(pattern), null)) {
+                String[] attributes = Arrays.stream(server.getMBeanInfo(name).getAttributes())
+                        .filter(MBeanAttributeInfo::isReadable)
+                        .map(MBeanAttributeInfo::getName)
+                        .toArray(String[]::new);
+                for (Attribute attribute : server.getAttributes(name, attributes).asList()) {
+                    if (attribute.getValue() instanceof Long || attribute.getValue() instanceof Integer) {
+                        counters.merge(attribute.getName(), ((Number) attribute.getValue()).longValue(), Long::sum);
+                    }
+                }
+            }
+            return counters;
         });
     }
 

@@ -17,6 +17,15 @@ final class BenchmarkStats
         return sorted.get(Math.max(0, Math.min(sorted.size(), rank) - 1));
     }
 
+    /** The middle sample, or the mean of the two middle ones. */
+    static double median(List<Double> samples)
+    {
+        checkArgument(samples != null && !samples.isEmpty(), "no samples");
+        List<Double> sorted = samples.stream().sorted().toList();
+        int middle = sorted.size() / 2;
+        return sorted.size() % 2 == 1 ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+    }
+
     static String formatMillis(double millis)
     {
         return millis >= 100 ? "%,.0f".formatted(millis) : "%.1f".formatted(millis);
