@@ -12,14 +12,23 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static io.overdrive.it.harness.HiveCatalogs.withHedgedReads;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -32,6 +41,9 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * when every replica fails, the query fails naming the file, nothing hangs, and no read thread or stream is left behind.
  * Server processes, because each catalog then gets its own HDFS client, as in production (in one JVM, HDFS's hedged
  * read pool is static and its file systems are shared between catalogs).
+ * <p>
+ * Shared scans, on the same cluster (one worker, which every reader of a page shares): concurrent cold scans on slow,
+ * bandwidth-limited storage join one remote read per page and answer like stock {@code hive}.
  */
 @TestInstance(PER_CLASS)
 class TestHedgedReadsMultiProcess
@@ -42,6 +54,8 @@ class TestHedgedReadsMultiProcess
             "SELECT count(*), sum(totalprice), min(orderdate), max(clerk) FROM %s.hedge.orders");
     private static final List<String> HEDGING_CATALOGS = List.of("native", "wrapper", "adaptive");
     private static final int POOL_SIZE = 16;
+    private static final String SHARED_SCANS = "shared";
+    private static final String LIGHT_SCAN = "SELECT count(*), sum(extendedprice * discount), max(shipdate) FROM %s.hedge.scan_lineitem WHERE quantity < 24";
 
     private HdfsCluster hdfs;
     private TrinoProcessCluster cluster;
@@ -59,6 +73,8 @@ class TestHedgedReadsMultiProcess
                 .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
                 .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
                 .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", "0.05"))
+                // the page cache on, shared scans with their defaults
+                .catalog(SHARED_SCANS, "overdrive_hive", withPageCache(hive, TestingHdfs.workDirectory().resolve("hedged-reads-cache")))
                 .catalog("tpch", "tpch", Map.of())
                 .start();
         cluster.execute("CREATE SCHEMA hive.hedge");
@@ -67,6 +83,23 @@ class TestHedgedReadsMultiProcess
                 "SELECT orderkey, partkey, quantity, extendedprice, discount, returnflag, linestatus, commitdate, receiptdate, linenumber FROM tpch.tiny.lineitem");
         cluster.execute("CREATE TABLE hive.hedge.orders WITH (format = 'ORC', partitioned_by = ARRAY['orderpriority']) AS " +
                 "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        // one file of a few 1MB pages
+        cluster.execute("CREATE TABLE hive.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+    }
+
+    private static Map<String, String> withPageCache(Map<String, String> catalog, Path directory)
+    {
+        try {
+            TrinoProcessCluster.deleteRecursively(directory);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("cache.enabled", "true");
+        properties.put("cache.base-directory", directory.toString());
+        properties.put("cache.max-size", "1GB");
+        return properties;
     }
 
 
@@ -75,6 +108,8 @@ class TestHedgedReadsMultiProcess
     {
         hdfs.clearSlowDataNode();
         hdfs.setFailReads(false);
+        hdfs.setReadDelay(Duration.ZERO);
+        hdfs.clearReadBandwidth();
     }
 
     @AfterAll
@@ -159,6 +194,55 @@ class TestHedgedReadsMultiProcess
         for (String catalog : HEDGING_CATALOGS) {
             assertSameAsHive(catalog);
         }
+    }
+
+    @Test
+    void concurrentColdScansShareRemoteReads()
+            throws Exception
+    {
+        List<List<Object>> expected = cluster.query(LIGHT_SCAN.formatted("hive"));
+        // storage as slow as a data lake's: a page takes long enough to fetch that the other scans ask for it meanwhile
+        hdfs.setReadDelay(Duration.ofMillis(100));
+        hdfs.setReadBandwidth(2 * 1024 * 1024);
+
+        flushSharedScans();
+        long before = hdfs.bytesRead();
+        assertThat(ResultRows.same(cluster.query(LIGHT_SCAN.formatted(SHARED_SCANS)), expected)).as("one cold scan: same rows as stock hive").isTrue();
+        long oneScan = hdfs.bytesRead() - before;
+
+        flushSharedScans();
+        String mbean = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(SHARED_SCANS);
+        long coalescedBefore = cluster.sumOverWorkers(mbean, "CoalescedReads");
+        before = hdfs.bytesRead();
+        ExecutorService executor = Executors.newFixedThreadPool(5);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<List<List<Object>>>> scans = new ArrayList<>();
+            for (int scan = 0; scan < 5; scan++) {
+                scans.add(executor.submit(() -> {
+                    go.await();
+                    return cluster.query(LIGHT_SCAN.formatted(SHARED_SCANS));
+                }));
+            }
+            go.countDown();
+            for (Future<List<List<Object>>> scan : scans) {
+                assertThat(ResultRows.same(scan.get(3, MINUTES), expected)).as("concurrent cold scan: same rows as stock hive").isTrue();
+            }
+        }
+        finally {
+            executor.shutdownNow();
+        }
+        long fiveScans = hdfs.bytesRead() - before;
+        long coalesced = cluster.sumOverWorkers(mbean, "CoalescedReads") - coalescedBefore;
+        System.out.printf("[overdrive-it] shared scans: one cold scan %s bytes from the DataNodes, 5 concurrent %s (%.2fx), %s coalesced page reads%n",
+                oneScan, fiveScans, (double) fiveScans / oneScan, coalesced);
+        assertThat(coalesced).as("page reads served by another scan's fetch").isPositive();
+        assertThat((double) fiveScans).as("DataNode bytes of 5 concurrent cold scans against one's (%s)", oneScan).isLessThanOrEqualTo(1.5 * oneScan);
+    }
+
+    private void flushSharedScans()
+    {
+        cluster.query("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(SHARED_SCANS));
     }
 
     private void assertSameAsHive(String catalog)

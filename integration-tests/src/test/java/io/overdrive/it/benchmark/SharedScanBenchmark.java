@@ -60,7 +60,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>
  * Settings (system properties, prefix {@code overdrive.benchmark.scan.}): {@code scale} (TPC-H scale factor, default
  * 1), {@code rounds} (default 2), {@code read-delay-ms} (every DataNode, per request, default 5), {@code bandwidth}
- * (all DataNodes together, bytes per second, default 16MB), {@code concurrency} (default 1,2,5,10), {@code read-ahead}
+ * (all DataNodes together, per second, default 8MB: a light scan then waits on storage 8-9 tenths of its time), {@code concurrency} (default 1,2,5,10), {@code read-ahead}
  * (the sweep's values, default 0,2,4,8; empty skips the sweep), {@code shared-scans} (default true; false runs only
  * {@code hive} and a cache catalog without any shared-scan property, for a plugin built before shared scans).
  */
@@ -89,7 +89,7 @@ public class SharedScanBenchmark
     private final String scale = System.getProperty("overdrive.benchmark.scan.scale", "1");
     private final int rounds = Integer.getInteger("overdrive.benchmark.scan.rounds", 2);
     private final long readDelayMillis = Long.getLong("overdrive.benchmark.scan.read-delay-ms", 5);
-    private final DataSize bandwidth = DataSize.valueOf(System.getProperty("overdrive.benchmark.scan.bandwidth", "16MB"));
+    private final DataSize bandwidth = DataSize.valueOf(System.getProperty("overdrive.benchmark.scan.bandwidth", "8MB"));
     private final List<Integer> concurrency = integers(System.getProperty("overdrive.benchmark.scan.concurrency", "1,2,5,10"));
     private final List<Integer> readAhead = integers(System.getProperty("overdrive.benchmark.scan.read-ahead", "0,2,4,8"));
     private final boolean sharedScans = Boolean.parseBoolean(System.getProperty("overdrive.benchmark.scan.shared-scans", "true"));
@@ -424,8 +424,8 @@ public class SharedScanBenchmark
                         : "Catalogs: `%s` = stock Trino, no cache (the anchor, single query); `%s` = `overdrive_hive`, page cache on, a plugin without shared scans (calibration). ".formatted(HIVE, OFF))
                 .append("Every run is cold: the catalog's cache flushed on the worker (`flush_cache()`) and its read-ahead settled, then all its queries start at once. %d rounds, catalogs in alternating order; medians over the rounds.\n\n".formatted(rounds));
 
-        out.append("| queries | catalog | wall ms | vs 1 query | mean query ms | DataNode bytes | vs 1 query | rows as `hive` |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| queries | catalog | wall ms | vs 1 query | mean query ms | DataNode bytes | vs 1 query | off/on wall | off/on bytes | rows as `hive` |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         List<String> catalogs = new ArrayList<>();
         catalogs.add(HIVE);
         catalogs.addAll(catalogs());
@@ -436,7 +436,8 @@ public class SharedScanBenchmark
                     continue;
                 }
                 List<Run> single = runs.get(catalog).get("1");
-                out.append("| %s | `%s` | %s | %.2fx | %s | %s | %.2fx | %s |\n".formatted(
+                boolean on = catalog.equals(ON);
+                out.append("| %s | `%s` | %s | %.2fx | %s | %s | %.2fx | %s | %s | %s |\n".formatted(
                         describe(scenario),
                         catalog,
                         formatMillis(medianOf(scenarioRuns, Run::wallMillis)),
@@ -444,12 +445,14 @@ public class SharedScanBenchmark
                         formatMillis(medianOf(scenarioRuns, run -> run.queryMillis().stream().mapToDouble(Double::doubleValue).average().orElseThrow())),
                         formatBytes((long) medianOf(scenarioRuns, run -> (double) run.bytes())),
                         medianRatio(scenarioRuns, single, run -> (double) run.bytes()),
+                        on ? "%.2fx".formatted(medianRatio(runs.get(OFF).get(scenario), scenarioRuns, Run::wallMillis)) : "",
+                        on ? "%.2fx".formatted(medianRatio(runs.get(OFF).get(scenario), scenarioRuns, run -> (double) run.bytes())) : "",
                         rowsMatch(scenarioRuns)));
             }
         }
         out.append("\nWall = from starting the queries to the last one done (JDBC, as clients see it); vs 1 query = this run's against the same catalog's single query in the same round (median of the per-round ratios). ")
                 .append("DataNode bytes = what all DataNodes sent to readers over the run (data and checksums, metastore reads and footers included), counted by the server as it sends them. ")
-                .append("The different queries are compared with one light query too.\n\n");
+                .append("The different queries are compared with one light query too. Off/on: `%s`'s wall time and bytes against `%s`'s in the same round (median of the per-round ratios; above 1 = shared scans faster, fewer bytes).\n\n".formatted(OFF, ON));
         if (sharedScans) {
             out.append(counterTable("`%s`'s `SharedScanStats` on the worker, per run (medians over the rounds):".formatted(ON), scenarios(), scenario -> runs.get(ON).get(scenario)));
             out.append(goals(runs));
