@@ -124,7 +124,6 @@ final class SharedPageReader
     private void readMissing(List<Long> pages, Request request)
             throws IOException
     {
-        TrinoInput input = remote();
         long deadline = System.nanoTime() + scans.maxWaitNanos();
         List<Long> pending = pages;
         boolean lookInCache = false;
@@ -147,10 +146,10 @@ final class SharedPageReader
                     claimed.add(claim);
                 }
             }
-            fetch(input, claimed, request);
+            fetch(this::remote, claimed, request);
             pending = new ArrayList<>();
             for (Claim claim : joined) {
-                if (!awaitFetch(input, claim, deadline, request)) {
+                if (!awaitFetch(claim, deadline, request)) {
                     pending.add(claim.pageId().getPageIndex());
                 }
             }
@@ -159,7 +158,7 @@ final class SharedPageReader
     }
 
     // false when the fetch failed or was given up: the caller then looks again (cache, new fetch, or its own)
-    private boolean awaitFetch(TrinoInput input, Claim claim, long deadline, Request request)
+    private boolean awaitFetch(Claim claim, long deadline, Request request)
             throws IOException
     {
         long start = System.nanoTime();
@@ -176,7 +175,7 @@ final class SharedPageReader
         }
         catch (TimeoutException e) {
             scans.stats().recordWaitTimeout(System.nanoTime() - start);
-            readAlone(input, page, request);
+            readAlone(page, request);
             return true;
         }
         catch (InterruptedException e) {
@@ -190,12 +189,12 @@ final class SharedPageReader
     }
 
     // after waiting too long for another reader's fetch: this page only, not shared, not cached (the fetch caches it)
-    private void readAlone(TrinoInput input, long page, Request request)
+    private void readAlone(long page, Request request)
             throws IOException
     {
         int length = pageLength(page);
         byte[] data = new byte[length];
-        input.readFully(page * pageSize, data, 0, length);
+        remote().readFully(page * pageSize, data, 0, length);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);
         request.copy(page, pageSize, new PageBytes(data, 0, length));
@@ -205,11 +204,16 @@ final class SharedPageReader
      * Fetches the claimed pages (ascending), one remote read per run of consecutive pages, resolving every claim
      * whatever happens: completed with its bytes, or failed with the error, which is then thrown.
      */
-    private void fetch(TrinoInput input, List<Claim> claims, Request request)
+    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request)
             throws IOException
     {
+        if (claims.isEmpty()) {
+            return;
+        }
         int resolved = 0;
         try {
+            // opened only when this reader fetches: readers served by others' fetches never open the remote file
+            TrinoInput input = remoteInput.open();
             while (resolved < claims.size()) {
                 int end = resolved + 1;
                 while (end < claims.size()
@@ -342,18 +346,31 @@ final class SharedPageReader
     // on a read-ahead thread, with an input of its own: the reader goes on using its own meanwhile
     private void readAhead(List<Claim> claims, long reserved)
     {
-        try (TrinoInput input = remoteFile.newInput()) {
-            fetch(input, claims, null);
+        TrinoInput[] input = new TrinoInput[1];
+        try {
+            fetch(() -> input[0] = remoteFile.newInput(), claims, null);
         }
         catch (IOException | RuntimeException e) {
-            // idempotent: the claims fetch() resolved stay resolved; waiters of the others take over
-            claims.forEach(claim -> scans.inFlight().fail(claim, e));
+            // fetch() failed the claims it could not fetch: readers waiting for them take over
             log.debug(e, "Reading ahead in %s failed", path);
         }
         finally {
+            closeQuietly(input[0]);
             scans.readAhead().release(reserved);
             synchronized (this) {
                 readAheadRunning = false;
+            }
+        }
+    }
+
+    private void closeQuietly(TrinoInput input)
+    {
+        if (input != null) {
+            try {
+                input.close();
+            }
+            catch (IOException | RuntimeException e) {
+                log.debug(e, "Closing an input of %s failed", path);
             }
         }
     }
@@ -390,6 +407,12 @@ final class SharedPageReader
             remote.close();
             remote = null;
         }
+    }
+
+    private interface RemoteInput
+    {
+        TrinoInput open()
+                throws IOException;
     }
 
     /** A caller's read: {@code length} bytes of the file at {@code position} into {@code buffer} at {@code offset}. */
