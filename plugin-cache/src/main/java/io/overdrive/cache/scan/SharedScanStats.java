@@ -28,6 +28,7 @@ public class SharedScanStats
     private final AtomicLong readAheadSkippedThreads = new AtomicLong();
     private volatile LongSupplier readAheadMemory = () -> 0;
     private volatile LongSupplier pagesInFlight = () -> 0;
+    private volatile Runnable countExpiredReadAhead = () -> {};
 
     void recordFetch(int pages, long bytes)
     {
@@ -84,10 +85,11 @@ public class SharedScanStats
         readAheadSkippedThreads.incrementAndGet();
     }
 
-    void setGauges(LongSupplier readAheadMemory, LongSupplier pagesInFlight)
+    void setGauges(LongSupplier readAheadMemory, LongSupplier pagesInFlight, Runnable countExpiredReadAhead)
     {
         this.readAheadMemory = readAheadMemory;
         this.pagesInFlight = pagesInFlight;
+        this.countExpiredReadAhead = countExpiredReadAhead;
     }
 
     @Managed(description = "Remote reads of uncached pages (one per run of consecutive pages), foreground and read-ahead")
@@ -160,6 +162,8 @@ public class SharedScanStats
     @Managed(description = "Pages fetched ahead that no reader read within a minute, or that the cache did not keep")
     public long getReadAheadPagesWasted()
     {
+        // pages expire unread lazily: count those due now
+        countExpiredReadAhead.run();
         return readAheadPagesWasted.get();
     }
 

@@ -42,7 +42,7 @@ public final class SharedScans
         this.cacheStats = requireNonNull(cacheStats, "cacheStats is null");
         this.readAhead = new ReadAhead(catalog, config.getReadAhead(), config.getReadAheadMaxMemory().toBytes(), UNREAD_RETENTION, ticker, stats);
         this.maxWaitNanos = config.getMaxWait().roundTo(NANOSECONDS);
-        stats.setGauges(readAhead::memoryInUse, inFlight::size);
+        stats.setGauges(readAhead::memoryInUse, inFlight::size, readAhead::cleanUp);
     }
 
     /** Positioned reads of {@code remoteFile} (its cache id {@code fileId}) through the page cache. */
@@ -85,12 +85,6 @@ public final class SharedScans
     void recordRemoteRead(long bytes)
     {
         cacheStats.recordRemoteRead(bytes);
-    }
-
-    /** Counts pages fetched ahead and not read in time as wasted now; the counter is otherwise updated lazily. */
-    public void updateStats()
-    {
-        readAhead.cleanUp();
     }
 
     @Override

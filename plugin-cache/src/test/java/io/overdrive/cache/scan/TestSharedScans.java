@@ -371,12 +371,10 @@ class TestSharedScans
             assertRead(input, PAGE_SIZE, PAGE_SIZE);
             awaitIdle();
             assertThat(stats.getReadAheadPages()).isEqualTo(8);
-            scans.updateStats();
             assertThat(stats.getReadAheadPagesWasted()).as("not yet: they may still be read").isZero();
 
             assertRead(input, 2 * PAGE_SIZE, PAGE_SIZE);
             nanos.addAndGet(SharedScans.UNREAD_RETENTION.roundTo(NANOSECONDS) + 1);
-            scans.updateStats();
             assertThat(stats.getReadAheadPagesUsed()).isEqualTo(1);
             // the read of page 2 fetched another 4 ahead, and nobody read pages 3 to 14
             assertThat(stats.getReadAheadPagesWasted()).isEqualTo(stats.getReadAheadPages() - 1);
