@@ -17,6 +17,9 @@ import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.hedge.HedgedReads;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
+import io.overdrive.cache.scan.SharedScanConfig;
+import io.overdrive.cache.scan.SharedScanStats;
+import io.overdrive.cache.scan.SharedScans;
 import io.overdrive.cache.stats.PageCacheStats;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
@@ -32,13 +35,16 @@ import jakarta.annotation.PreDestroy;
 
 import java.io.IOException;
 import java.util.Collection;
+import java.util.Optional;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
  * Overdrive's {@link TrinoFileSystemCache}: Trino's {@code CacheFileSystemFactory} routes every data file read of the
- * catalog here on workers. Pages are read with Trino's own page-aligned readers and kept by {@link PageCache}.
+ * catalog here on workers. Pages are kept by {@link PageCache}, and read by {@link SharedScans} (concurrent readers of
+ * an uncached page share one remote read), or with {@code cache.shared-scans.enabled=false} by Trino's own
+ * page-aligned readers, as Trino's Alluxio cache reads them.
  * <p>
  * A file's cache id is the hash of its cache key ({@code path#modification time#length}, from the
  * {@code CacheKeyProvider}), so a changed file never matches the pages of its previous version; {@link #expire} drops
@@ -56,17 +62,26 @@ public class OverdriveFileSystemCache
     private final AlluxioCacheStats readerStats;
     private final DataSize pageSize;
     private final HedgedReads hedgedReads;
+    private final Optional<SharedScans> sharedScans;
 
     @Inject
-    public OverdriveFileSystemCache(Tracer tracer, CatalogName catalogName, PageCacheConfig config, PageCacheStats stats, HedgedReads hedgedReads)
+    public OverdriveFileSystemCache(
+            Tracer tracer,
+            CatalogName catalogName,
+            PageCacheConfig config,
+            PageCacheStats stats,
+            HedgedReads hedgedReads,
+            SharedScanConfig sharedScanConfig,
+            SharedScanStats sharedScanStats)
     {
-        this(tracer, PageCache.create(catalogName.toString(), config, stats), stats, hedgedReads);
+        this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats);
     }
 
     /**
      * @param hedgedReads hedges the reads of pages that are not cached (cache hits never reach it)
+     * @param sharedScans shared scans' settings; empty: Trino's own readers, each reader fetching its own misses
      */
-    public OverdriveFileSystemCache(Tracer tracer, PageCache pageCache, PageCacheStats stats, HedgedReads hedgedReads)
+    public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats)
     {
         this.hedgedReads = requireNonNull(hedgedReads, "hedgedReads is null");
         this.tracer = requireNonNull(tracer, "tracer is null");
@@ -77,12 +92,23 @@ public class OverdriveFileSystemCache
         this.readerConfiguration = new InstancedConfiguration(properties);
         this.readerStats = new RemoteReadCountingStats(stats);
         this.pageSize = DataSize.ofBytes(pageCache.pageSize());
+        this.sharedScans = sharedScans.map(config -> new SharedScans(catalog, pageCache, config, sharedScanStats, stats));
+    }
+
+    /** Whether the catalog's reads share their fetches: with {@code cache.shared-scans.enabled}, except in a dry run. */
+    public static boolean isSharing(PageCacheConfig cache, SharedScanConfig sharedScans)
+    {
+        // a dry run observes what the cache would hold and changes nothing about how data is read
+        return cache.isEnabled() && !cache.isDryRun() && sharedScans.isEnabled();
     }
 
     @Override
     public TrinoInput cacheInput(TrinoInputFile delegate, String key)
             throws IOException
     {
+        if (sharedScans.isPresent()) {
+            return sharedScans.get().input(hedgedReads.wrap(delegate), fileId(key), delegate.length(), CacheReadContext.current());
+        }
         return new AlluxioInput(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
     }
 
@@ -90,6 +116,9 @@ public class OverdriveFileSystemCache
     public TrinoInputStream cacheStream(TrinoInputFile delegate, String key)
             throws IOException
     {
+        if (sharedScans.isPresent()) {
+            return sharedScans.get().stream(hedgedReads.wrap(delegate), fileId(key), delegate.length(), CacheReadContext.current());
+        }
         return new AlluxioInputStream(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
     }
 
@@ -124,6 +153,7 @@ public class OverdriveFileSystemCache
     public void shutdown()
             throws Exception
     {
+        sharedScans.ifPresent(SharedScans::close);
         pageCache.close();
     }
 
@@ -135,6 +165,11 @@ public class OverdriveFileSystemCache
     public PageCacheStats stats()
     {
         return stats;
+    }
+
+    public Optional<SharedScans> sharedScans()
+    {
+        return sharedScans;
     }
 
     private static URIStatus status(TrinoInputFile file, String key)

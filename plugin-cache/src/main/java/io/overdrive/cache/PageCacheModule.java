@@ -4,7 +4,10 @@ import com.google.inject.Binder;
 import com.google.inject.Provider;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.airlift.configuration.ConfigurationFactory;
+import io.airlift.units.DataSize;
 import io.overdrive.cache.config.PageCacheConfig;
+import io.overdrive.cache.scan.SharedScanConfig;
+import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.stats.PageCacheStats;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.filesystem.manager.FileSystemConfig;
@@ -35,10 +38,13 @@ public class PageCacheModule
     protected void setup(Binder binder)
     {
         configBinder(binder).bindConfig(PageCacheConfig.class);
+        configBinder(binder).bindConfig(SharedScanConfig.class);
         PageCacheConfig config = buildConfigObject(PageCacheConfig.class);
+        SharedScanConfig sharedScans = buildConfigObject(SharedScanConfig.class);
         if (!config.isEnabled()) {
             return;
         }
+        validate(config, sharedScans);
         // both caches would claim the one TrinoFileSystemCache seam. Trino's FileSystemModule binds FileSystemConfig, so
         // it is read here with Trino's own parsing but not bound a second time
         if (new ConfigurationFactory(getProperties()).build(FileSystemConfig.class).isCacheEnabled()) {
@@ -52,6 +58,25 @@ public class PageCacheModule
         Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
         newExporter(binder).export(PageCacheStats.class)
                 .as(generator -> generator.generatedNameOf(PageCacheStats.class, catalogName.get().toString()));
+        binder.bind(SharedScanStats.class).in(SINGLETON);
+        if (OverdriveFileSystemCache.isSharing(config, sharedScans)) {
+            newExporter(binder).export(SharedScanStats.class)
+                    .as(generator -> generator.generatedNameOf(SharedScanStats.class, catalogName.get().toString()));
+        }
         newOptionalBinder(binder, TrinoFileSystemCache.class).setBinding().to(OverdriveFileSystemCache.class).in(SINGLETON);
+    }
+
+    private void validate(PageCacheConfig config, SharedScanConfig sharedScans)
+    {
+        if (!sharedScans.isEnabled() && getProperties().containsKey(SharedScanConfig.READ_AHEAD) && sharedScans.getReadAhead() > 0) {
+            throw new IllegalArgumentException("%s=%s reads ahead for shared scans, which %s=false turns off: remove %s, or set %s=true".formatted(
+                    SharedScanConfig.READ_AHEAD, sharedScans.getReadAhead(), SharedScanConfig.ENABLED, SharedScanConfig.READ_AHEAD, SharedScanConfig.ENABLED));
+        }
+        long readAheadBytes = sharedScans.getReadAhead() * config.getPageSize().toBytes();
+        if (sharedScans.isEnabled() && readAheadBytes > sharedScans.getReadAheadMaxMemory().toBytes()) {
+            throw new IllegalArgumentException("%s=%s is less than one read-ahead (%s=%s pages of cache.page-size=%s), so nothing would ever be read ahead: set %s to at least %s, or lower %s".formatted(
+                    SharedScanConfig.READ_AHEAD_MAX_MEMORY, sharedScans.getReadAheadMaxMemory(), SharedScanConfig.READ_AHEAD, sharedScans.getReadAhead(), config.getPageSize(),
+                    SharedScanConfig.READ_AHEAD_MAX_MEMORY, DataSize.ofBytes(readAheadBytes).succinct(), SharedScanConfig.READ_AHEAD));
+        }
     }
 }

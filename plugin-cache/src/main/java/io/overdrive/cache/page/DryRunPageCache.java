@@ -57,6 +57,13 @@ final class DryRunPageCache
     }
 
     @Override
+    public boolean contains(PageId pageId)
+    {
+        // a dry run serves nothing
+        return false;
+    }
+
+    @Override
     public void recordAccess(PageId pageId)
     {
         writeGate.recordAccess(pageId);

@@ -202,6 +202,12 @@ final class LocalPageCache
     }
 
     @Override
+    public boolean contains(PageId pageId)
+    {
+        return chooser.directoryFor(pageId.getFileId()).map(directory -> directory.contains(pageId)).orElse(false);
+    }
+
+    @Override
     public void recordAccess(PageId pageId)
     {
         writeGate.recordAccess(pageId);

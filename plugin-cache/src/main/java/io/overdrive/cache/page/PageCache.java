@@ -41,6 +41,9 @@ public interface PageCache
      */
     int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset);
 
+    /** Whether the page is cached, without reading it (a cheap check; a read may still miss). */
+    boolean contains(PageId pageId);
+
     /**
      * Counts one access to the page for admission. Callers count a page once per opened file, however many reads of
      * it that opening makes: a reader asks for a page once per column chunk, and one scan must not look like a hot set.

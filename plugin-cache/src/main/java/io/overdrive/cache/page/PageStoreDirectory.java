@@ -183,6 +183,19 @@ final class PageStoreDirectory
         return System.currentTimeMillis() - info.getCreatedTimestamp() >= ttl.orElseThrow().toMillis();
     }
 
+    /** Whether the page is stored (without reading it): it may still turn out unreadable. */
+    boolean contains(PageId pageId)
+    {
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return isEnabled() && metaStore.hasPage(pageId);
+        }
+        finally {
+            readLock.unlock();
+        }
+    }
+
     WriteResult writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext)
     {
         store.takeFailure();

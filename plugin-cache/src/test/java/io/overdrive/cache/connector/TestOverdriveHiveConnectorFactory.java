@@ -183,6 +183,8 @@ class TestOverdriveHiveConnectorFactory
                     .containsExactly(new ObjectName("io.overdrive.scheduler.stats:type=PlacementStats,name=jmx_names,catalog=jmx_names"));
             assertThat(server.queryNames(new ObjectName("*:type=PageCacheStats,name=jmx_names,*"), null))
                     .containsExactly(new ObjectName("io.overdrive.cache.stats:type=PageCacheStats,name=jmx_names,catalog=jmx_names"));
+            assertThat(server.queryNames(new ObjectName("*:type=SharedScanStats,name=jmx_names,*"), null))
+                    .containsExactly(new ObjectName("io.overdrive.cache.scan:type=SharedScanStats,name=jmx_names,catalog=jmx_names"));
         }
         finally {
             connector.shutdown();
@@ -257,6 +259,56 @@ class TestOverdriveHiveConnectorFactory
         for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(false))) {
             assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, context))
                     .hasMessageContaining("cache.base-directory must name at least one directory when cache.enabled=true");
+        }
+    }
+
+    @Test
+    void sharedScansAreOnWhereverThePageCacheRuns()
+    {
+        Map<String, String> cache = with(hiveProperties(), Map.of(
+                "cache.enabled", "true",
+                "cache.base-directory", warehouse.resolve("cache").toString(),
+                "cache.max-size", "64MB"));
+        assertThat(sharedScans(cache)).as("on by default").isTrue();
+        assertThat(sharedScans(with(cache, Map.of("cache.shared-scans.enabled", "false")))).isFalse();
+        assertThat(sharedScans(with(cache, Map.of("cache.dry-run", "true")))).as("a dry run changes nothing about reads").isFalse();
+        // hedged reads hedge the shared fetches
+        assertThat(sharedScans(with(cache, Map.of("hedged-read.threadpool-size", "4")))).isTrue();
+    }
+
+    private boolean sharedScans(Map<String, String> properties)
+    {
+        return boundCache(properties, workerContext(false))
+                .map(OverdriveFileSystemCache.class::cast)
+                .orElseThrow()
+                .sharedScans()
+                .isPresent();
+    }
+
+    @Test
+    void sharedScanMisconfigurationFailsTheCatalogNamingTheProperty()
+    {
+        assertInvalidSharedScans(Map.of("cache.read-ahead", "-1"), "cache.read-ahead must be 0 (off) or more pages");
+        assertInvalidSharedScans(Map.of("cache.read-ahead", "2000"), "cache.read-ahead must be at most 1024 pages");
+        assertInvalidSharedScans(Map.of("cache.shared-scans.max-wait", "0s"), "cache.shared-scans.max-wait must be at least 1ms");
+        assertInvalidSharedScans(Map.of("cache.shared-scans.enabled", "false", "cache.read-ahead", "8"),
+                "cache.read-ahead=8 reads ahead for shared scans, which cache.shared-scans.enabled=false turns off: remove cache.read-ahead, or set cache.shared-scans.enabled=true");
+        assertInvalidSharedScans(Map.of("cache.read-ahead", "8", "cache.read-ahead-max-memory", "4MB"),
+                "cache.read-ahead-max-memory=4MB is less than one read-ahead (cache.read-ahead=8 pages of cache.page-size=1MB), so nothing would ever be read ahead: set cache.read-ahead-max-memory to at least 8MB, or lower cache.read-ahead");
+    }
+
+    private void assertInvalidSharedScans(Map<String, String> sharedScans, String message)
+    {
+        Map<String, String> properties = with(hiveProperties(), ImmutableMap.<String, String>builder()
+                .put("cache.enabled", "true")
+                .put("cache.base-directory", warehouse.resolve("cache").toString())
+                .put("cache.max-size", "64MB")
+                .putAll(sharedScans)
+                .buildOrThrow());
+        for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(false))) {
+            assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, context))
+                    .as("%s", sharedScans)
+                    .hasStackTraceContaining(message);
         }
     }
 

@@ -1,0 +1,441 @@
+package io.overdrive.cache.scan;
+
+import alluxio.client.file.cache.PageId;
+import io.airlift.log.Logger;
+import io.overdrive.cache.page.CacheReadContext;
+import io.overdrive.cache.page.PageCache;
+import io.overdrive.cache.scan.InFlightPages.Claim;
+import io.overdrive.cache.scan.PageFetch.PageBytes;
+import io.trino.filesystem.TrinoInput;
+import io.trino.filesystem.TrinoInputFile;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.lang.Math.toIntExact;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Reads one opened file page by page: from the page cache, else from another reader's fetch of the page in flight on
+ * this node, else from remote storage, claiming the fetch so that readers arriving meanwhile wait for it instead of
+ * reading the same bytes again. A reader first fetches what it claimed, then waits for what others fetch: it never
+ * waits while holding a claim, so readers cannot wait on each other in a cycle. A fetch that fails or is abandoned is
+ * taken over by its waiters; a waiter never waits longer than {@code cache.shared-scans.max-wait} in all.
+ * <p>
+ * Sequential readers also fetch {@code cache.read-ahead} pages ahead in the background (one such fetch at a time per
+ * reader), so that they, and readers that join the same scan, find them in flight or cached.
+ */
+final class SharedPageReader
+        implements Closeable
+{
+    private static final Logger log = Logger.get(SharedPageReader.class);
+
+    // one remote read completes all its pages at once: bounded, so that waiters get their pages soon
+    static final int MAX_PAGES_PER_FETCH = 8;
+
+    private final SharedScans scans;
+    private final PageCache cache;
+    private final TrinoInputFile remoteFile;
+    private final String path;
+    private final String fileId;
+    private final long fileLength;
+    private final int pageSize;
+    private final CacheReadContext context;
+    // pages of this opened file already counted for admission (once per opening, as PageCache#recordAccess asks)
+    private final Set<Long> accessedPages = ConcurrentHashMap.newKeySet();
+    private final AtomicLong cacheBytes = new AtomicLong();
+    private final AtomicLong sharedBytes = new AtomicLong();
+    private final AtomicLong remoteBytes = new AtomicLong();
+
+    private TrinoInput remote;
+    // sequential access, guarded by this
+    private long lastPageRead = -2;
+    private long readAheadEnd;
+    private boolean readAheadRunning;
+
+    SharedPageReader(SharedScans scans, TrinoInputFile remoteFile, String fileId, long fileLength, CacheReadContext context)
+    {
+        this.scans = requireNonNull(scans, "scans is null");
+        this.cache = scans.cache();
+        this.remoteFile = requireNonNull(remoteFile, "remoteFile is null");
+        this.path = remoteFile.location().toString();
+        this.fileId = requireNonNull(fileId, "fileId is null");
+        this.fileLength = fileLength;
+        this.pageSize = cache.pageSize();
+        this.context = requireNonNull(context, "context is null");
+    }
+
+    long fileLength()
+    {
+        return fileLength;
+    }
+
+    String path()
+    {
+        return path;
+    }
+
+    long cacheBytes()
+    {
+        return cacheBytes.get();
+    }
+
+    long sharedBytes()
+    {
+        return sharedBytes.get();
+    }
+
+    long remoteBytes()
+    {
+        return remoteBytes.get();
+    }
+
+    /** Reads {@code length} bytes at {@code position}, which the caller checked lie inside the file. */
+    void readFully(long position, byte[] buffer, int offset, int length)
+            throws IOException
+    {
+        if (length == 0) {
+            return;
+        }
+        Request request = new Request(position, buffer, offset, length);
+        long first = position / pageSize;
+        long last = (position + length - 1) / pageSize;
+        List<Long> missing = new ArrayList<>();
+        for (long page = first; page <= last; page++) {
+            if (!readCached(page, request)) {
+                missing.add(page);
+            }
+        }
+        if (!missing.isEmpty()) {
+            readMissing(missing, request);
+        }
+        readAheadAfter(first, last);
+    }
+
+    private void readMissing(List<Long> pages, Request request)
+            throws IOException
+    {
+        long deadline = System.nanoTime() + scans.maxWaitNanos();
+        List<Long> pending = pages;
+        boolean lookInCache = false;
+        while (!pending.isEmpty()) {
+            List<Claim> claimed = new ArrayList<>();
+            List<Claim> joined = new ArrayList<>();
+            for (long page : pending) {
+                if (lookInCache && readCached(page, request)) {
+                    continue;
+                }
+                Claim claim = scans.inFlight().claimOrJoin(pageId(page), false);
+                if (!claim.claimed()) {
+                    joined.add(claim);
+                }
+                // its last fetch may have cached it between our look into the cache and the claim
+                else if (cache.contains(claim.pageId()) && readCached(page, request)) {
+                    scans.inFlight().fail(claim, PageFetch.GIVEN_UP);
+                }
+                else {
+                    claimed.add(claim);
+                }
+            }
+            fetch(this::remote, claimed, request);
+            pending = new ArrayList<>();
+            for (Claim claim : joined) {
+                if (!awaitFetch(claim, deadline, request)) {
+                    pending.add(claim.pageId().getPageIndex());
+                }
+            }
+            lookInCache = true;
+        }
+    }
+
+    // false when the fetch failed or was given up: the caller then looks again (cache, new fetch, or its own)
+    private boolean awaitFetch(Claim claim, long deadline, Request request)
+            throws IOException
+    {
+        long start = System.nanoTime();
+        long page = claim.pageId().getPageIndex();
+        PageBytes bytes;
+        try {
+            bytes = claim.fetch().await(Math.max(0, deadline - start));
+        }
+        catch (ExecutionException e) {
+            if (e.getCause() != PageFetch.GIVEN_UP) {
+                scans.stats().recordTakeOver();
+            }
+            return false;
+        }
+        catch (TimeoutException e) {
+            scans.stats().recordWaitTimeout(System.nanoTime() - start);
+            readAlone(page, request);
+            return true;
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while waiting for another reader's fetch of " + path);
+        }
+        scans.stats().recordCoalescedRead(bytes.length(), System.nanoTime() - start);
+        scans.readAhead().read(claim.pageId());
+        sharedBytes.addAndGet(request.copy(page, pageSize, bytes));
+        return true;
+    }
+
+    // after waiting too long for another reader's fetch: this page only, not shared, not cached (the fetch caches it)
+    private void readAlone(long page, Request request)
+            throws IOException
+    {
+        int length = pageLength(page);
+        byte[] data = new byte[length];
+        remote().readFully(page * pageSize, data, 0, length);
+        scans.recordRemoteRead(length);
+        remoteBytes.addAndGet(length);
+        request.copy(page, pageSize, new PageBytes(data, 0, length));
+    }
+
+    /**
+     * Fetches the claimed pages (ascending), one remote read per run of consecutive pages, resolving every claim
+     * whatever happens: completed with its bytes, or failed with the error, which is then thrown.
+     */
+    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request)
+            throws IOException
+    {
+        if (claims.isEmpty()) {
+            return;
+        }
+        int resolved = 0;
+        try {
+            // opened only when this reader fetches: readers served by others' fetches never open the remote file
+            TrinoInput input = remoteInput.open();
+            while (resolved < claims.size()) {
+                int end = resolved + 1;
+                while (end < claims.size()
+                        && end - resolved < MAX_PAGES_PER_FETCH
+                        && claims.get(end).pageId().getPageIndex() == claims.get(end - 1).pageId().getPageIndex() + 1) {
+                    end++;
+                }
+                fetchRun(input, claims.subList(resolved, end), request);
+                resolved = end;
+            }
+        }
+        catch (IOException | RuntimeException | Error e) {
+            for (Claim claim : claims.subList(resolved, claims.size())) {
+                scans.inFlight().fail(claim, e);
+            }
+            scans.stats().recordFetchFailure();
+            throw e;
+        }
+    }
+
+    private void fetchRun(TrinoInput input, List<Claim> run, Request request)
+            throws IOException
+    {
+        long firstPage = run.getFirst().pageId().getPageIndex();
+        long start = firstPage * pageSize;
+        int length = toIntExact(Math.min(fileLength, (run.getLast().pageId().getPageIndex() + 1) * pageSize) - start);
+        byte[] data = new byte[length];
+        input.readFully(start, data, 0, length);
+        scans.stats().recordFetch(run.size(), length);
+        scans.recordRemoteRead(length);
+        remoteBytes.addAndGet(length);
+
+        List<PageBytes> pages = new ArrayList<>(run.size());
+        for (Claim claim : run) {
+            long page = claim.pageId().getPageIndex();
+            PageBytes bytes = new PageBytes(data, toIntExact((page - firstPage) * pageSize), pageLength(page));
+            pages.add(bytes);
+            if (claim.fetch().isReadAhead()) {
+                // before the waiters see it, so that whoever reads it first counts it as used
+                scans.readAhead().fetched(claim.pageId());
+            }
+            claim.fetch().complete(bytes);
+            if (request != null) {
+                request.copy(page, pageSize, bytes);
+            }
+        }
+        // cached before the fetches are forgotten: a reader that comes later finds the page there
+        for (int i = 0; i < run.size(); i++) {
+            Claim claim = run.get(i);
+            PageBytes bytes = pages.get(i);
+            try {
+                cache.write(path, claim.pageId(), ByteBuffer.wrap(bytes.array(), bytes.offset(), bytes.length()), context);
+            }
+            catch (RuntimeException e) {
+                log.warn(e, "Caching page %s of %s failed", claim.pageId().getPageIndex(), path);
+            }
+            scans.inFlight().remove(claim);
+        }
+    }
+
+    private boolean readCached(long page, Request request)
+    {
+        PageId pageId = pageId(page);
+        if (accessedPages.add(page)) {
+            cache.recordAccess(pageId);
+        }
+        long pageStart = page * pageSize;
+        long from = Math.max(request.position(), pageStart);
+        int bytes = toIntExact(Math.min(request.end(), pageStart + pageLength(page)) - from);
+        int read = cache.read(pageId, toIntExact(from - pageStart), bytes, request.buffer(), request.targetOffset(from));
+        if (read != bytes) {
+            return false;
+        }
+        cacheBytes.addAndGet(read);
+        scans.readAhead().read(pageId);
+        return true;
+    }
+
+    // called after every read: a read that starts in or right after the last page read is sequential
+    private synchronized void readAheadAfter(long first, long last)
+    {
+        int ahead = scans.readAhead().pages();
+        boolean sequential = first == lastPageRead || first == lastPageRead + 1;
+        lastPageRead = last;
+        if (ahead == 0 || !sequential || readAheadRunning || !context.cacheable()) {
+            // pages fetched ahead on a node that may not cache them would only help readers that are reading them now
+            return;
+        }
+        long from = Math.max(last + 1, readAheadEnd);
+        // fetch again once the reader is within half a read-ahead of the end of what was fetched ahead
+        if (from - (last + 1) > ahead / 2) {
+            return;
+        }
+        long to = Math.min(from + ahead, pageCount());
+        if (from >= to) {
+            return;
+        }
+        List<Claim> claims = new ArrayList<>();
+        long bytes = 0;
+        for (long page = from; page < to; page++) {
+            PageId pageId = pageId(page);
+            if (scans.inFlight().isInFlight(pageId) || cache.contains(pageId)) {
+                continue;
+            }
+            Claim claim = scans.inFlight().claimOrJoin(pageId, true);
+            if (claim.claimed()) {
+                claims.add(claim);
+                bytes += pageLength(page);
+            }
+        }
+        if (claims.isEmpty()) {
+            readAheadEnd = to;
+            return;
+        }
+        long reserved = bytes;
+        if (!scans.readAhead().reserve(reserved)) {
+            claims.forEach(claim -> scans.inFlight().fail(claim, PageFetch.GIVEN_UP));
+            return;
+        }
+        readAheadRunning = true;
+        if (!scans.readAhead().submit(() -> readAhead(claims, reserved))) {
+            claims.forEach(claim -> scans.inFlight().fail(claim, PageFetch.GIVEN_UP));
+            scans.readAhead().release(reserved);
+            readAheadRunning = false;
+            return;
+        }
+        readAheadEnd = to;
+    }
+
+    // on a read-ahead thread, with an input of its own: the reader goes on using its own meanwhile
+    private void readAhead(List<Claim> claims, long reserved)
+    {
+        TrinoInput[] input = new TrinoInput[1];
+        try {
+            fetch(() -> input[0] = remoteFile.newInput(), claims, null);
+        }
+        catch (IOException | RuntimeException e) {
+            // fetch() failed the claims it could not fetch: readers waiting for them take over
+            log.debug(e, "Reading ahead in %s failed", path);
+        }
+        finally {
+            closeQuietly(input[0]);
+            scans.readAhead().release(reserved);
+            synchronized (this) {
+                readAheadRunning = false;
+            }
+        }
+    }
+
+    private void closeQuietly(TrinoInput input)
+    {
+        if (input != null) {
+            try {
+                input.close();
+            }
+            catch (IOException | RuntimeException e) {
+                log.debug(e, "Closing an input of %s failed", path);
+            }
+        }
+    }
+
+    private synchronized TrinoInput remote()
+            throws IOException
+    {
+        if (remote == null) {
+            remote = remoteFile.newInput();
+        }
+        return remote;
+    }
+
+    private PageId pageId(long page)
+    {
+        return new PageId(fileId, page);
+    }
+
+    private int pageLength(long page)
+    {
+        return toIntExact(Math.min(pageSize, fileLength - page * pageSize));
+    }
+
+    private long pageCount()
+    {
+        return (fileLength + pageSize - 1) / pageSize;
+    }
+
+    @Override
+    public synchronized void close()
+            throws IOException
+    {
+        if (remote != null) {
+            remote.close();
+            remote = null;
+        }
+    }
+
+    private interface RemoteInput
+    {
+        TrinoInput open()
+                throws IOException;
+    }
+
+    /** A caller's read: {@code length} bytes of the file at {@code position} into {@code buffer} at {@code offset}. */
+    private record Request(long position, byte[] buffer, int offset, int length)
+    {
+        long end()
+        {
+            return position + length;
+        }
+
+        int targetOffset(long filePosition)
+        {
+            return toIntExact(offset + filePosition - position);
+        }
+
+        /** Copies the part of the page this read wants; returns how many bytes. */
+        int copy(long page, int pageSize, PageBytes bytes)
+        {
+            long pageStart = page * pageSize;
+            long from = Math.max(position, pageStart);
+            int count = toIntExact(Math.min(end(), pageStart + bytes.length()) - from);
+            bytes.copyTo(toIntExact(from - pageStart), buffer, targetOffset(from), count);
+            return count;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.overdrive.cache.scan;
+
+import com.google.common.base.Ticker;
+import io.airlift.units.Duration;
+import io.overdrive.cache.page.CacheReadContext;
+import io.overdrive.cache.page.PageCache;
+import io.overdrive.cache.stats.PageCacheStats;
+import io.trino.filesystem.TrinoInput;
+import io.trino.filesystem.TrinoInputFile;
+import io.trino.filesystem.TrinoInputStream;
+
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
+/**
+ * Shared scans for one catalog on a node that reads data ({@code cache.shared-scans.enabled}): the page cache's reads
+ * of data files, where concurrent readers of an uncached page share one remote read ({@link SharedPageReader}).
+ */
+public final class SharedScans
+        implements AutoCloseable
+{
+    // a page fetched ahead that no reader read within this long was wasted
+    static final Duration UNREAD_RETENTION = new Duration(1, MINUTES);
+
+    private final PageCache cache;
+    private final PageCacheStats cacheStats;
+    private final SharedScanStats stats;
+    private final InFlightPages inFlight = new InFlightPages();
+    private final ReadAhead readAhead;
+    private final long maxWaitNanos;
+
+    public SharedScans(String catalog, PageCache cache, SharedScanConfig config, SharedScanStats stats, PageCacheStats cacheStats)
+    {
+        this(catalog, cache, config, stats, cacheStats, Ticker.systemTicker());
+    }
+
+    SharedScans(String catalog, PageCache cache, SharedScanConfig config, SharedScanStats stats, PageCacheStats cacheStats, Ticker ticker)
+    {
+        this.cache = requireNonNull(cache, "cache is null");
+        this.stats = requireNonNull(stats, "stats is null");
+        this.cacheStats = requireNonNull(cacheStats, "cacheStats is null");
+        this.readAhead = new ReadAhead(catalog, config.getReadAhead(), config.getReadAheadMaxMemory().toBytes(), UNREAD_RETENTION, ticker, stats);
+        this.maxWaitNanos = config.getMaxWait().roundTo(NANOSECONDS);
+        stats.setGauges(readAhead::memoryInUse, inFlight::size, readAhead::cleanUp);
+    }
+
+    /** Positioned reads of {@code remoteFile} (its cache id {@code fileId}) through the page cache. */
+    public TrinoInput input(TrinoInputFile remoteFile, String fileId, long length, CacheReadContext context)
+    {
+        return new SharedScanInput(new SharedPageReader(this, remoteFile, fileId, length, context));
+    }
+
+    /** A stream over {@code remoteFile} (its cache id {@code fileId}) through the page cache. */
+    public TrinoInputStream stream(TrinoInputFile remoteFile, String fileId, long length, CacheReadContext context)
+    {
+        return new SharedScanInputStream(new SharedPageReader(this, remoteFile, fileId, length, context), remoteFile.location(), cache.pageSize());
+    }
+
+    PageCache cache()
+    {
+        return cache;
+    }
+
+    InFlightPages inFlight()
+    {
+        return inFlight;
+    }
+
+    ReadAhead readAhead()
+    {
+        return readAhead;
+    }
+
+    SharedScanStats stats()
+    {
+        return stats;
+    }
+
+    long maxWaitNanos()
+    {
+        return maxWaitNanos;
+    }
+
+    void recordRemoteRead(long bytes)
+    {
+        cacheStats.recordRemoteRead(bytes);
+    }
+
+    @Override
+    public void close()
+    {
+        readAhead.close();
+    }
+}

@@ -1,0 +1,45 @@
+package io.overdrive.cache.scan;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
+import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
+import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+
+class TestSharedScanConfig
+{
+    @Test
+    void defaults()
+    {
+        assertRecordedDefaults(recordDefaults(SharedScanConfig.class)
+                .setEnabled(true)
+                .setReadAhead(4)
+                .setReadAheadMaxMemory(DataSize.of(256, MEGABYTE))
+                .setMaxWait(new Duration(10, SECONDS)));
+    }
+
+    @Test
+    void explicitProperties()
+    {
+        Map<String, String> properties = ImmutableMap.<String, String>builder()
+                .put("cache.shared-scans.enabled", "false")
+                .put("cache.read-ahead", "16")
+                .put("cache.read-ahead-max-memory", "1GB")
+                .put("cache.shared-scans.max-wait", "500ms")
+                .buildOrThrow();
+        SharedScanConfig expected = new SharedScanConfig()
+                .setEnabled(false)
+                .setReadAhead(16)
+                .setReadAheadMaxMemory(DataSize.of(1, DataSize.Unit.GIGABYTE))
+                .setMaxWait(new Duration(500, MILLISECONDS));
+        assertFullMapping(properties, expected);
+    }
+}
