@@ -86,6 +86,10 @@ public class SharedScanBenchmark
     static final List<String> COUNTERS = List.of("Fetches", "FetchedBytes", "CoalescedReads", "RemoteBytesSaved", "TakeOvers", "WaitTimeouts",
             "ReadAheadPages", "ReadAheadPagesUsed", "ReadAheadPagesWasted");
 
+    // the runs flush the cache between them, which the read-ahead counters do not see
+    static final String READ_AHEAD_COUNTERS_NOTE = "The read-ahead counters are approximate per run: a page fetched ahead and never read counts as wasted only a minute later (in a later run), " +
+            "and one flushed unread before the next run counts as used if that run reads it again.\n\n";
+
     private final String scale = System.getProperty("overdrive.benchmark.scan.scale", "1");
     private final int rounds = Integer.getInteger("overdrive.benchmark.scan.rounds", 2);
     private final long readDelayMillis = Long.getLong("overdrive.benchmark.scan.read-delay-ms", 5);
@@ -455,6 +459,7 @@ public class SharedScanBenchmark
                 .append("The different queries are compared with one light query too. Off/on: `%s`'s wall time and bytes against `%s`'s in the same round (median of the per-round ratios; above 1 = shared scans faster, fewer bytes).\n\n".formatted(OFF, ON));
         if (sharedScans) {
             out.append(counterTable("`%s`'s `SharedScanStats` on the worker, per run (medians over the rounds):".formatted(ON), scenarios(), scenario -> runs.get(ON).get(scenario)));
+            out.append(READ_AHEAD_COUNTERS_NOTE);
             out.append(goals(runs));
         }
         return out.toString();
@@ -537,6 +542,7 @@ public class SharedScanBenchmark
             byRow.put(row, runs);
         }));
         out.append(counterTable("Their `SharedScanStats`, per run (medians):", rows, byRow::get));
+        out.append(READ_AHEAD_COUNTERS_NOTE);
         return out.toString();
     }
 
