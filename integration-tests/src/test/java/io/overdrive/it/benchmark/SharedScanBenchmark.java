@@ -82,6 +82,11 @@ public class SharedScanBenchmark
             "SELECT count(*), sum(quantity) FROM %s.scan.lineitem WHERE discount = 0.05 AND shipdate >= DATE '1996-01-01'",
             "SELECT count(*), sum(extendedprice) FROM %s.scan.lineitem WHERE extendedprice > 50000 AND discount < 0.03");
     static final String DIFFERENT = "5 different";
+    // wide: every column of orders, so that each split reads its file from start to end, the reads read-ahead follows
+    // (the light query's reads jump over the columns it does not need, and are not sequential)
+    static final String WIDE_QUERY = "SELECT count(*), sum(totalprice), sum(orderkey + custkey + shippriority), max(orderstatus), max(orderdate), " +
+            "max(orderpriority), max(clerk), max(comment) FROM %s.scan.orders";
+    static final Map<String, String> SWEEP_QUERIES = Map.of("light", LIGHT_QUERY, "wide", WIDE_QUERY);
     // the shared-scan counters the report shows, in this order (a name the plugin does not export shows as -)
     static final List<String> COUNTERS = List.of("Fetches", "FetchedBytes", "CoalescedReads", "RemoteBytesSaved", "TakeOvers", "WaitTimeouts",
             "ReadAheadPages", "ReadAheadPagesUsed", "ReadAheadPagesWasted");
@@ -137,7 +142,7 @@ public class SharedScanBenchmark
                 hdfs.setReadDelay(Duration.ofMillis(readDelayMillis));
                 hdfs.setReadBandwidth(bandwidth.toBytes());
                 Map<String, Map<String, List<Run>>> runs = rounds();
-                Map<Integer, Map<String, List<Run>>> sweep = readAheadSweep();
+                Map<String, Map<Integer, Map<String, List<Run>>>> sweep = readAheadSweep();
                 hdfs.clearReadBandwidth();
                 hdfs.setReadDelay(Duration.ZERO);
                 long metric = dataNodes.bytesRead() - metricBefore;
@@ -226,12 +231,20 @@ public class SharedScanBenchmark
     {
         long start = System.nanoTime();
         cluster.execute("CREATE SCHEMA hive." + SCHEMA);
-        cluster.execute("CREATE TABLE hive.%s.lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"sf%s\".lineitem".formatted(SCHEMA, scale));
+        List<String> tables = sharedScans && !readAhead.isEmpty() ? List.of("lineitem", "orders") : List.of("lineitem");
+        for (String table : tables) {
+            cluster.execute("CREATE TABLE hive.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"sf%s\".%2$s".formatted(SCHEMA, table, scale));
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
-        List<Object> size = cluster.query("SELECT count(*), sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM hive.%s.lineitem)".formatted(SCHEMA)).getFirst();
         log("data loaded in %.0f s".formatted(seconds));
-        return "TPC-H `lineitem` at scale factor %s as Parquet on HDFS (3 DataNodes, replication 3), written with `parquet.writer.row-group-size=%s` in %.0f s: %s files, %s.\n\n"
-                .formatted(scale, ROW_GROUP_SIZE, seconds, size.get(0), formatBytes(((Number) size.get(1)).longValue()));
+        StringBuilder out = new StringBuilder("TPC-H at scale factor %s as Parquet on HDFS (3 DataNodes, replication 3), written with `parquet.writer.row-group-size=%s` in %.0f s:"
+                .formatted(scale, ROW_GROUP_SIZE, seconds));
+        for (String table : tables) {
+            List<Object> size = cluster.query("SELECT count(*), sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM hive.%s.%s)".formatted(SCHEMA, table)).getFirst();
+            out.append(" `%s` %s files, %s;".formatted(table, size.get(0), formatBytes(((Number) size.get(1)).longValue())));
+        }
+        out.setLength(out.length() - 1);
+        return out.append(".\n\n").toString();
     }
 
     // unmeasured, storage unlimited: stock hive's rows are the reference; every catalog runs every query once (JIT,
@@ -241,13 +254,15 @@ public class SharedScanBenchmark
         log("warm-up");
         Stream.concat(Stream.of(LIGHT_QUERY), DIFFERENT_QUERIES.stream()).distinct()
                 .forEach(sql -> expected.put(sql, cluster.query(sql.formatted(HIVE))));
-        List<String> catalogs = new ArrayList<>(catalogs());
-        if (sharedScans) {
-            readAhead.forEach(pages -> catalogs.add(readAheadCatalog(pages)));
-        }
-        for (String catalog : catalogs) {
+        for (String catalog : catalogs()) {
             for (String sql : expected.keySet()) {
                 check(catalog, sql, cluster.query(sql.formatted(catalog)), "warm-up");
+            }
+        }
+        if (sharedScans && !readAhead.isEmpty()) {
+            SWEEP_QUERIES.values().forEach(sql -> expected.computeIfAbsent(sql, _ -> cluster.query(sql.formatted(HIVE))));
+            for (int pages : readAhead) {
+                SWEEP_QUERIES.values().forEach(sql -> check(readAheadCatalog(pages), sql, cluster.query(sql.formatted(readAheadCatalog(pages))), "warm-up"));
             }
         }
         unlimited = run(HIVE, List.of(LIGHT_QUERY), "warm-up, storage unlimited");
@@ -272,9 +287,10 @@ public class SharedScanBenchmark
         return runs;
     }
 
-    private Map<Integer, Map<String, List<Run>>> readAheadSweep()
+    // per sweep query, per read-ahead value, 1 and 5 identical queries
+    private Map<String, Map<Integer, Map<String, List<Run>>>> readAheadSweep()
     {
-        Map<Integer, Map<String, List<Run>>> sweep = new LinkedHashMap<>();
+        Map<String, Map<Integer, Map<String, List<Run>>>> sweep = new LinkedHashMap<>();
         if (!sharedScans || readAhead.isEmpty()) {
             return sweep;
         }
@@ -283,10 +299,13 @@ public class SharedScanBenchmark
             if (round % 2 == 1) {
                 Collections.reverse(order);
             }
-            for (String scenario : List.of("1", "5")) {
-                for (int pages : order) {
-                    sweep.computeIfAbsent(pages, _ -> new LinkedHashMap<>()).computeIfAbsent(scenario, _ -> new ArrayList<>())
-                            .add(run(readAheadCatalog(pages), queries(scenario), "read-ahead sweep, round %d, %s".formatted(round + 1, describe(scenario))));
+            for (String query : List.of("light", "wide")) {
+                for (int queries : List.of(1, 5)) {
+                    for (int pages : order) {
+                        String label = "read-ahead sweep, round %d, %s, %d quer%s".formatted(round + 1, query, queries, queries == 1 ? "y" : "ies");
+                        sweep.computeIfAbsent(query, _ -> new LinkedHashMap<>()).computeIfAbsent(pages, _ -> new LinkedHashMap<>()).computeIfAbsent(Integer.toString(queries), _ -> new ArrayList<>())
+                                .add(run(readAheadCatalog(pages), Collections.nCopies(queries, SWEEP_QUERIES.get(query)), label));
+                    }
                 }
             }
         }
@@ -514,33 +533,39 @@ public class SharedScanBenchmark
         return out.toString();
     }
 
-    private String sweepResults(Map<Integer, Map<String, List<Run>>> sweep)
+    private String sweepResults(Map<String, Map<Integer, Map<String, List<Run>>>> sweep)
     {
         if (sweep.isEmpty()) {
             return "";
         }
-        StringBuilder out = new StringBuilder("`cache.read-ahead` sweep: one catalog per value (shared scans on, other settings default), 1 and 5 identical cold light queries, %d rounds in alternating order, medians:\n\n".formatted(rounds));
-        out.append("| `cache.read-ahead` | 1 query ms | 5 queries ms | 5 vs 1 | 1 query bytes | 5 queries bytes | 5 vs 1 |\n|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (Map.Entry<Integer, Map<String, List<Run>>> entry : sweep.entrySet()) {
-            List<Run> single = entry.getValue().get("1");
-            List<Run> five = entry.getValue().get("5");
-            out.append("| %d | %s | %s | %.2fx | %s | %s | %.2fx |\n".formatted(
-                    entry.getKey(),
-                    formatMillis(medianOf(single, Run::wallMillis)),
-                    formatMillis(medianOf(five, Run::wallMillis)),
-                    medianRatio(five, single, Run::wallMillis),
-                    formatBytes((long) medianOf(single, run -> (double) run.bytes())),
-                    formatBytes((long) medianOf(five, run -> (double) run.bytes())),
-                    medianRatio(five, single, run -> (double) run.bytes())));
-        }
-        out.append('\n');
+        StringBuilder out = new StringBuilder("`cache.read-ahead` sweep: one catalog per value (shared scans on, other settings default), 1 and 5 identical cold queries, %d rounds in alternating order, medians. ".formatted(rounds))
+                .append("Light = the light scan above (4 of 16 columns: its reads jump over the others); wide = `%s` (every column, so each split reads its range of the file from start to end).\n\n".formatted(WIDE_QUERY.formatted("<catalog>")));
+        out.append("| query | `cache.read-ahead` | 1 query ms | 5 queries ms | 5 vs 1 | 1 query bytes | 5 queries bytes | 5 vs 1 | 1 query vs read-ahead %d |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n".formatted(readAhead.getFirst()));
         List<String> rows = new ArrayList<>();
         Map<String, List<Run>> byRow = new HashMap<>();
-        sweep.forEach((pages, scenarios) -> scenarios.forEach((scenario, runs) -> {
-            String row = "read-ahead %d, %s quer%s".formatted(pages, scenario, scenario.equals("1") ? "y" : "ies");
-            rows.add(row);
-            byRow.put(row, runs);
-        }));
+        sweep.forEach((query, values) -> {
+            List<Run> noReadAhead = values.values().iterator().next().get("1");
+            values.forEach((pages, scenarios) -> {
+                List<Run> single = scenarios.get("1");
+                List<Run> five = scenarios.get("5");
+                out.append("| %s | %d | %s | %s | %.2fx | %s | %s | %.2fx | %.2fx |\n".formatted(
+                        query,
+                        pages,
+                        formatMillis(medianOf(single, Run::wallMillis)),
+                        formatMillis(medianOf(five, Run::wallMillis)),
+                        medianRatio(five, single, Run::wallMillis),
+                        formatBytes((long) medianOf(single, run -> (double) run.bytes())),
+                        formatBytes((long) medianOf(five, run -> (double) run.bytes())),
+                        medianRatio(five, single, run -> (double) run.bytes()),
+                        medianRatio(single, noReadAhead, Run::wallMillis)));
+                scenarios.forEach((queries, runs) -> {
+                    String row = "%s, read-ahead %d, %s quer%s".formatted(query, pages, queries, queries.equals("1") ? "y" : "ies");
+                    rows.add(row);
+                    byRow.put(row, runs);
+                });
+            });
+        });
+        out.append("\n1 query vs read-ahead %d: this value's single-query wall time against that value's, same round, median of the ratios (below 1 = faster).\n\n".formatted(readAhead.getFirst()));
         out.append(counterTable("Their `SharedScanStats`, per run (medians):", rows, byRow::get));
         out.append(READ_AHEAD_COUNTERS_NOTE);
         return out.toString();
