@@ -201,17 +201,23 @@ class TestHedgedReadsMultiProcess
             throws Exception
     {
         List<List<Object>> expected = cluster.query(LIGHT_SCAN.formatted("hive"));
-        // storage as slow as a data lake's: a page takes long enough to fetch that the other scans ask for it meanwhile
+        // storage as slow as a data lake's: a page takes about a second to fetch, so the other scans ask for it meanwhile
+        // even when planning them staggers their starts
         hdfs.setReadDelay(Duration.ofMillis(100));
-        hdfs.setReadBandwidth(2 * 1024 * 1024);
+        hdfs.setReadBandwidth(1024 * 1024);
 
         flushSharedScans();
         long before = hdfs.bytesRead();
         assertThat(ResultRows.same(cluster.query(LIGHT_SCAN.formatted(SHARED_SCANS)), expected)).as("one cold scan: same rows as stock hive").isTrue();
+        String mbean = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(SHARED_SCANS);
+        // read-ahead the scan started may still run: its pages would count in the next run
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (cluster.sumOverWorkers(mbean, "PagesInFlight") > 0 && System.nanoTime() < deadline) {
+            sleepUninterruptibly(100, MILLISECONDS);
+        }
         long oneScan = hdfs.bytesRead() - before;
 
         flushSharedScans();
-        String mbean = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(SHARED_SCANS);
         long coalescedBefore = cluster.sumOverWorkers(mbean, "CoalescedReads");
         before = hdfs.bytesRead();
         ExecutorService executor = Executors.newFixedThreadPool(5);
