@@ -150,7 +150,17 @@ public final class HdfsCluster
      */
     public long bytesRead()
     {
-        String command = "bytes-read";
+        return answer("bytes-read");
+    }
+
+    /** Block read requests every DataNode has served since HDFS started (each waits the read delay, if one is set). */
+    public long readRequests()
+    {
+        return answer("read-requests");
+    }
+
+    private long answer(String command)
+    {
         String numbered = apply(command);
         Matcher matcher = Pattern.compile(Pattern.quote("answer " + numbered + " = ") + "(\\d+)").matcher(process.logTail(200));
         if (!matcher.find()) {

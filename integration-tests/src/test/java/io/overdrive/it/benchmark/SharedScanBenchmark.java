@@ -317,7 +317,7 @@ public class SharedScanBenchmark
         runs.computeIfAbsent(catalog, _ -> new LinkedHashMap<>()).computeIfAbsent(scenario, _ -> new ArrayList<>()).add(run);
     }
 
-    private record Run(double wallMillis, List<Double> queryMillis, long bytes, Map<String, Long> counters, int mismatched) {}
+    private record Run(double wallMillis, List<Double> queryMillis, long bytes, long requests, Map<String, Long> counters, int mismatched) {}
 
     private record QueryRun(double millis, boolean matched) {}
 
@@ -330,6 +330,7 @@ public class SharedScanBenchmark
         }
         Map<String, Long> countersBefore = counters(catalog);
         long bytesBefore = hdfs.bytesRead();
+        long requestsBefore = hdfs.readRequests();
         ExecutorService executor = Executors.newFixedThreadPool(queries.size());
         try {
             CountDownLatch go = new CountDownLatch(1);
@@ -354,10 +355,11 @@ public class SharedScanBenchmark
             }
             double wallMillis = (System.nanoTime() - start) / 1e6;
             long bytes = hdfs.bytesRead() - bytesBefore;
+            long requests = hdfs.readRequests() - requestsBefore;
             Map<String, Long> counters = new LinkedHashMap<>();
             counters(catalog).forEach((name, value) -> counters.put(name, value - countersBefore.getOrDefault(name, 0L)));
-            log("%s, %s: %s ms, %s from the DataNodes%s".formatted(label, catalog, formatMillis(wallMillis), formatBytes(bytes), counters.containsKey("CoalescedReads") ? ", " + counterSummary(counters) : ""));
-            return new Run(wallMillis, queryMillis, bytes, counters, mismatched);
+            log("%s, %s: %s ms, %s in %s requests from the DataNodes%s".formatted(label, catalog, formatMillis(wallMillis), formatBytes(bytes), requests, counters.containsKey("CoalescedReads") ? ", " + counterSummary(counters) : ""));
+            return new Run(wallMillis, queryMillis, bytes, requests, counters, mismatched);
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -447,8 +449,8 @@ public class SharedScanBenchmark
                         : "Catalogs: `%s` = stock Trino, no cache (the anchor, single query); `%s` = `overdrive_hive`, page cache on, a plugin without shared scans (calibration). ".formatted(HIVE, OFF))
                 .append("Every run is cold: the catalog's cache flushed on the worker (`flush_cache()`) and its read-ahead settled, then all its queries start at once. %d rounds, catalogs in alternating order; medians over the rounds.\n\n".formatted(rounds));
 
-        out.append("| queries | catalog | wall ms | vs 1 query | mean query ms | DataNode bytes | vs 1 query | off/on wall | off/on bytes | rows as `hive` |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| queries | catalog | wall ms | vs 1 query | mean query ms | DataNode bytes | vs 1 query | DataNode requests | off/on wall | off/on bytes | rows as `hive` |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         List<String> catalogs = new ArrayList<>();
         catalogs.add(HIVE);
         catalogs.addAll(catalogs());
@@ -460,7 +462,7 @@ public class SharedScanBenchmark
                 }
                 List<Run> single = runs.get(catalog).get("1");
                 boolean on = catalog.equals(ON);
-                out.append("| %s | `%s` | %s | %.2fx | %s | %s | %.2fx | %s | %s | %s |\n".formatted(
+                out.append("| %s | `%s` | %s | %.2fx | %s | %s | %.2fx | %.0f | %s | %s | %s |\n".formatted(
                         describe(scenario),
                         catalog,
                         formatMillis(medianOf(scenarioRuns, Run::wallMillis)),
@@ -468,13 +470,14 @@ public class SharedScanBenchmark
                         formatMillis(medianOf(scenarioRuns, run -> run.queryMillis().stream().mapToDouble(Double::doubleValue).average().orElseThrow())),
                         formatBytes((long) medianOf(scenarioRuns, run -> (double) run.bytes())),
                         medianRatio(scenarioRuns, single, run -> (double) run.bytes()),
+                        medianOf(scenarioRuns, run -> (double) run.requests()),
                         on ? "%.2fx".formatted(medianRatio(runs.get(OFF).get(scenario), scenarioRuns, Run::wallMillis)) : "",
                         on ? "%.2fx".formatted(medianRatio(runs.get(OFF).get(scenario), scenarioRuns, run -> (double) run.bytes())) : "",
                         rowsMatch(scenarioRuns)));
             }
         }
         out.append("\nWall = from starting the queries to the last one done (JDBC, as clients see it); vs 1 query = this run's against the same catalog's single query in the same round (median of the per-round ratios). ")
-                .append("DataNode bytes = what all DataNodes sent to readers over the run (data and checksums, metastore reads and footers included), counted by the server as it sends them. ")
+                .append("DataNode bytes = what all DataNodes sent to readers over the run (data and checksums, metastore reads and footers included), counted by the server as it sends them; DataNode requests = the block read requests they served (each waits the per-request delay). ")
                 .append("The different queries are compared with one light query too. Off/on: `%s`'s wall time and bytes against `%s`'s in the same round (median of the per-round ratios; above 1 = shared scans faster, fewer bytes).\n\n".formatted(OFF, ON));
         if (sharedScans) {
             out.append(counterTable("`%s`'s `SharedScanStats` on the worker, per run (medians over the rounds):".formatted(ON), scenarios(), scenario -> runs.get(ON).get(scenario)));
@@ -540,7 +543,7 @@ public class SharedScanBenchmark
         }
         StringBuilder out = new StringBuilder("`cache.read-ahead` sweep: one catalog per value (shared scans on, other settings default), 1 and 5 identical cold queries, %d rounds in alternating order, medians. ".formatted(rounds))
                 .append("Light = the light scan above (4 of 16 columns: its reads jump over the others); wide = `%s` (every column, so each split reads its range of the file from start to end).\n\n".formatted(WIDE_QUERY.formatted("<catalog>")));
-        out.append("| query | `cache.read-ahead` | 1 query ms | 5 queries ms | 5 vs 1 | 1 query bytes | 5 queries bytes | 5 vs 1 | 1 query vs read-ahead %d |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n".formatted(readAhead.getFirst()));
+        out.append("| query | `cache.read-ahead` | 1 query ms | 5 queries ms | 5 vs 1 | 1 query bytes | 5 queries bytes | 5 vs 1 | 1 query requests | 1 query vs read-ahead %d |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n".formatted(readAhead.getFirst()));
         List<String> rows = new ArrayList<>();
         Map<String, List<Run>> byRow = new HashMap<>();
         sweep.forEach((query, values) -> {
@@ -548,7 +551,7 @@ public class SharedScanBenchmark
             values.forEach((pages, scenarios) -> {
                 List<Run> single = scenarios.get("1");
                 List<Run> five = scenarios.get("5");
-                out.append("| %s | %d | %s | %s | %.2fx | %s | %s | %.2fx | %.2fx |\n".formatted(
+                out.append("| %s | %d | %s | %s | %.2fx | %s | %s | %.2fx | %.0f | %.2fx |\n".formatted(
                         query,
                         pages,
                         formatMillis(medianOf(single, Run::wallMillis)),
@@ -557,6 +560,7 @@ public class SharedScanBenchmark
                         formatBytes((long) medianOf(single, run -> (double) run.bytes())),
                         formatBytes((long) medianOf(five, run -> (double) run.bytes())),
                         medianRatio(five, single, run -> (double) run.bytes()),
+                        medianOf(single, run -> (double) run.requests()),
                         medianRatio(single, noReadAhead, Run::wallMillis)));
                 scenarios.forEach((queries, runs) -> {
                     String row = "%s, read-ahead %d, %s quer%s".formatted(query, pages, queries, queries.equals("1") ? "y" : "ies");

@@ -46,7 +46,8 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * A line {@code read-bandwidth <bytes per second>} caps what all DataNodes together send to readers, one limit shared
  * by every block read as on a data lake whose storage link is the bottleneck: concurrent readers compete for it
  * ({@code read-bandwidth off} lifts it). A line {@code bytes-read} answers {@code answer bytes-read = <n>}: the bytes
- * every DataNode has sent to readers since startup (block read packets, checksums included), counted as they are sent.
+ * every DataNode has sent to readers since startup (block read packets, checksums included), counted as they are sent;
+ * {@code read-requests} answers {@code answer read-requests = <n>}, the block read requests they have served.
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
  * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
@@ -158,6 +159,7 @@ public final class MiniHdfsServer
                 case "fail-reads" -> ReadDelayInjector.failReads = words[1].equals("on");
                 case "read-bandwidth" -> readBandwidth.setBytesPerSecond(words[1].equals("off") ? 0 : Long.parseLong(words[1]));
                 case "bytes-read" -> System.out.println("answer " + line.strip() + " = " + readBandwidth.bytesSent());
+                case "read-requests" -> System.out.println("answer " + line.strip() + " = " + ReadDelayInjector.requests.get());
                 default -> {
                     System.out.println("unknown command: " + line);
                     System.out.flush();
@@ -265,11 +267,13 @@ public final class MiniHdfsServer
         static volatile long delayMillis;
         static volatile SlowDataNode slow;
         static volatile boolean failReads;
+        static final AtomicLong requests = new AtomicLong();
 
         @Override
         public void throwTooManyOpenFiles()
                 throws FileNotFoundException
         {
+            requests.incrementAndGet();
             if (failReads) {
                 throw new FileNotFoundException("read failure injected by MiniHdfsServer (fail-reads on)");
             }
