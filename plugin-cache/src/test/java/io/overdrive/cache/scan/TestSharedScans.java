@@ -196,12 +196,7 @@ class TestSharedScans
     {
         startCache(Optional.of(sharing(0)));
         storage.blockNextRead(new IOException("DataNode went away"));
-        Future<?> fetcher = threads.submit((Callable<Void>) () -> {
-            try (TrinoInput input = open()) {
-                assertRead(input, 0, 2 * PAGE_SIZE);
-            }
-            return null;
-        });
+        Future<?> fetcher = startReading(0, 2 * PAGE_SIZE);
         storage.awaitBlockedRead();
         List<Future<?>> waiters = startWaiters(4);
 
@@ -223,12 +218,7 @@ class TestSharedScans
     {
         startCache(Optional.of(sharing(0)));
         storage.blockNextRead(null);
-        Future<?> fetcher = threads.submit((Callable<Void>) () -> {
-            try (TrinoInput input = open()) {
-                assertRead(input, 0, 2 * PAGE_SIZE);
-            }
-            return null;
-        });
+        Future<?> fetcher = startReading(0, 2 * PAGE_SIZE);
         storage.awaitBlockedRead();
         List<Future<?>> waiters = startWaiters(4);
 
@@ -248,12 +238,7 @@ class TestSharedScans
     {
         List<Future<?>> waiters = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            waiters.add(threads.submit((Callable<Void>) () -> {
-                try (TrinoInput input = open()) {
-                    assertRead(input, 100, 2 * PAGE_SIZE - 200);
-                }
-                return null;
-            }));
+            waiters.add(startReading(100, 2 * PAGE_SIZE - 200));
         }
         // until every waiter joined the fetch in flight: their cache misses are counted before they wait
         long deadline = System.nanoTime() + SECONDS.toNanos(10);
@@ -270,12 +255,7 @@ class TestSharedScans
     {
         startCache(Optional.of(sharing(0).setMaxWait(new Duration(100, MILLISECONDS))));
         storage.blockNextRead(null);
-        Future<?> fetcher = threads.submit((Callable<Void>) () -> {
-            try (TrinoInput input = open()) {
-                assertRead(input, 0, PAGE_SIZE);
-            }
-            return null;
-        });
+        Future<?> fetcher = startReading(0, PAGE_SIZE);
         storage.awaitBlockedRead();
         try (TrinoInput input = open()) {
             assertRead(input, 10, 100);
@@ -429,6 +409,16 @@ class TestSharedScans
             input.close();
             assertThatThrownBy(() -> input.readFully(0, new byte[1], 0, 1)).hasMessageContaining("closed");
         }
+    }
+
+    private Future<?> startReading(long position, int length)
+    {
+        return threads.submit((Callable<Void>) () -> {
+            try (TrinoInput input = open()) {
+                assertRead(input, position, length);
+            }
+            return null;
+        });
     }
 
     private void assertRead(TrinoInput input, long position, int length)
