@@ -39,8 +39,9 @@ final class SharedPageReader
 {
     private static final Logger log = Logger.get(SharedPageReader.class);
 
-    // one remote read completes all its pages at once: bounded, so that waiters get their pages soon
-    static final int MAX_PAGES_PER_FETCH = 8;
+    // a run of missing pages is one remote read, as with Trino's own reader: each read costs a storage round trip. It
+    // completes all its pages at once, so it is bounded, lest waiters for its first pages wait for a huge read
+    static final int MAX_PAGES_PER_FETCH = 64;
 
     private final SharedScans scans;
     private final PageCache cache;
