@@ -42,6 +42,10 @@ final class SharedPageReader
     // a run of missing pages is one remote read, as with Trino's own reader: each read costs a storage round trip. It
     // completes all its pages at once, so it is bounded, lest waiters for its first pages wait for a huge read
     static final int MAX_PAGES_PER_FETCH = 64;
+    // claimed pages this close go into one remote read, re-reading the page between them (cached, or fetched by another
+    // reader): a round trip to remote storage costs more than a page, as Trino's own readers judge
+    // (parquet.max-merge-distance is 1MB, and its cache reads from the first missing page to the end)
+    static final int MAX_GAP_PAGES = 1;
 
     private final SharedScans scans;
     private final PageCache cache;
@@ -202,7 +206,7 @@ final class SharedPageReader
     }
 
     /**
-     * Fetches the claimed pages (ascending), one remote read per run of consecutive pages, resolving every claim
+     * Fetches the claimed pages (ascending), one remote read per run of close pages, resolving every claim
      * whatever happens: completed with its bytes, or failed with the error, which is then thrown.
      */
     private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request)
@@ -217,9 +221,10 @@ final class SharedPageReader
             TrinoInput input = remoteInput.open();
             while (resolved < claims.size()) {
                 int end = resolved + 1;
+                long firstPage = claims.get(resolved).pageId().getPageIndex();
                 while (end < claims.size()
-                        && end - resolved < MAX_PAGES_PER_FETCH
-                        && claims.get(end).pageId().getPageIndex() == claims.get(end - 1).pageId().getPageIndex() + 1) {
+                        && claims.get(end).pageId().getPageIndex() - firstPage < MAX_PAGES_PER_FETCH
+                        && claims.get(end).pageId().getPageIndex() - claims.get(end - 1).pageId().getPageIndex() <= MAX_GAP_PAGES + 1) {
                     end++;
                 }
                 fetchRun(input, claims.subList(resolved, end), request);

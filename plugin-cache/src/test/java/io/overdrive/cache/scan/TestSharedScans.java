@@ -191,6 +191,25 @@ class TestSharedScans
     }
 
     @Test
+    void missingPagesOneCachedPageApartAreOneRemoteRead()
+            throws Exception
+    {
+        startCache(Optional.of(sharing(0)));
+        try (TrinoInput input = open()) {
+            assertRead(input, PAGE_SIZE + 10, 100);
+            assertRead(input, 5 * PAGE_SIZE + 10, 100);
+            assertRead(input, 6 * PAGE_SIZE + 10, 100);
+            assertThat(storage.reads()).isEqualTo(3);
+            // pages 0 and 2 around cached page 1: one round trip, page 1 read again; pages 4 and 7 around cached 5 and 6: two
+            assertRead(input, 100, 3 * PAGE_SIZE);
+            assertRead(input, 4 * PAGE_SIZE, 4 * PAGE_SIZE);
+        }
+        assertThat(storage.reads()).isEqualTo(3 + 1 + 2);
+        assertThat(storage.reads(1)).isEqualTo(2);
+        assertThat(storage.reads(5)).isEqualTo(1);
+    }
+
+    @Test
     void waitersTakeOverWhenTheFetcherFails()
             throws Exception
     {
