@@ -1,12 +1,27 @@
 package io.overdrive.it.benchmark;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 final class BenchmarkStats
 {
     private BenchmarkStats() {}
+
+    /** Writes a benchmark's Markdown report to {@code integration-tests/target/benchmarks/<fileName>} and prints it. */
+    static Path writeReport(String fileName, String markdown)
+            throws IOException
+    {
+        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks").resolve(fileName);
+        Files.createDirectories(output.getParent());
+        Files.writeString(output, markdown, UTF_8);
+        System.out.println(markdown);
+        return output;
+    }
 
     /** Nearest-rank percentile: the smallest sample with at least {@code percent}% of the samples at or below it. */
     static double percentile(List<Double> samples, double percent)

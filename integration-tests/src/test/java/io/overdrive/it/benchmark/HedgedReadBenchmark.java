@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatBytes;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatMillis;
 import static io.overdrive.it.benchmark.BenchmarkStats.percentile;
+import static io.overdrive.it.benchmark.BenchmarkStats.writeReport;
 import static io.overdrive.it.harness.HiveCatalogs.withHedgedReads;
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -113,10 +113,7 @@ public class HedgedReadBenchmark
             sampler.shutdownNow();
         }
         String markdown = header(started, Duration.between(started, Instant.now())) + report;
-        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks/hedged-reads.md");
-        Files.createDirectories(output.getParent());
-        Files.writeString(output, markdown, UTF_8);
-        System.out.println(markdown);
+        Path output = writeReport("hedged-reads.md", markdown);
         log("report written to " + output);
         assertTrue(mismatches.isEmpty(), "every catalog must return the same rows as stock hive: " + mismatches);
     }

@@ -37,7 +37,7 @@ import static io.overdrive.it.benchmark.BenchmarkStats.formatBytes;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatMillis;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatRatio;
 import static io.overdrive.it.benchmark.BenchmarkStats.percentile;
-import static java.nio.charset.StandardCharsets.UTF_8;
+import static io.overdrive.it.benchmark.BenchmarkStats.writeReport;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -147,10 +147,7 @@ public class PageCacheBenchmark
 
         double loadAtEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         String markdown = report.render(started, Duration.between(started, Instant.now()), loadAtStart, loadAtEnd);
-        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks/page-cache.md");
-        Files.createDirectories(output.getParent());
-        Files.writeString(output, markdown, UTF_8);
-        System.out.println(markdown);
+        Path output = writeReport("page-cache.md", markdown);
         log("report written to " + output);
         assertTrue(report.resultsMatch, "every catalog must return the same rows as stock hive: " + report.mismatches);
     }

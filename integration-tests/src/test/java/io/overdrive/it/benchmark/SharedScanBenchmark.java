@@ -35,7 +35,7 @@ import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterrup
 import static io.overdrive.it.benchmark.BenchmarkStats.formatBytes;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatMillis;
 import static io.overdrive.it.benchmark.BenchmarkStats.median;
-import static java.nio.charset.StandardCharsets.UTF_8;
+import static io.overdrive.it.benchmark.BenchmarkStats.writeReport;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -158,10 +158,7 @@ public class SharedScanBenchmark
             sampler.shutdownNow();
         }
         String markdown = header(started, Duration.between(started, Instant.now())) + report;
-        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks/shared-scans.md");
-        Files.createDirectories(output.getParent());
-        Files.writeString(output, markdown, UTF_8);
-        System.out.println(markdown);
+        Path output = writeReport("shared-scans.md", markdown);
         log("report written to " + output);
         assertTrue(mismatches.isEmpty(), "every catalog must return the same rows as stock hive: " + mismatches);
     }

@@ -41,7 +41,7 @@ import static io.overdrive.it.benchmark.BenchmarkStats.formatBytes;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatMillis;
 import static io.overdrive.it.benchmark.BenchmarkStats.formatRatio;
 import static io.overdrive.it.benchmark.BenchmarkStats.percentile;
-import static java.nio.charset.StandardCharsets.UTF_8;
+import static io.overdrive.it.benchmark.BenchmarkStats.writeReport;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -135,10 +135,7 @@ public class SoftAffinityBenchmark
             sampler.shutdownNow();
         }
         String markdown = header(started, Duration.between(started, Instant.now())) + report;
-        Path output = Path.of(System.getProperty("overdrive.repo", "..")).toAbsolutePath().normalize().resolve("integration-tests/target/benchmarks/soft-affinity.md");
-        Files.createDirectories(output.getParent());
-        Files.writeString(output, markdown, UTF_8);
-        System.out.println(markdown);
+        Path output = writeReport("soft-affinity.md", markdown);
         log("report written to " + output);
         assertTrue(mismatches.isEmpty(), "every catalog must return the same rows as stock hive: " + mismatches);
     }

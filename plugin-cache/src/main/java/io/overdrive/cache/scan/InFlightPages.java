@@ -25,11 +25,6 @@ final class InFlightPages
         return existing == null ? new Claim(pageId, fetch, true) : new Claim(pageId, existing, false);
     }
 
-    boolean isInFlight(PageId pageId)
-    {
-        return fetches.containsKey(pageId);
-    }
-
     /** Forgets a resolved fetch; readers that come later find the page in the cache, or fetch it again. */
     void remove(Claim claim)
     {

@@ -39,11 +39,6 @@ final class PageFetch
         result.completeExceptionally(requireNonNull(cause, "cause is null"));
     }
 
-    boolean isDone()
-    {
-        return result.isDone();
-    }
-
     /**
      * The page's bytes once fetched.
      *

@@ -108,7 +108,8 @@ final class ReadAhead
     /** A reader read the page, from the cache or from its fetch in flight. */
     void read(PageId pageId)
     {
-        if (unread.asMap().remove(pageId) != null) {
+        // called for every page read: without read-ahead there is nothing to look up
+        if (pages > 0 && unread.asMap().remove(pageId) != null) {
             stats.recordReadAheadUsed();
         }
     }

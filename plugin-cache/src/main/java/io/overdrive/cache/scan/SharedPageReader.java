@@ -321,9 +321,10 @@ final class SharedPageReader
         long bytes = 0;
         for (long page = from; page < to; page++) {
             PageId pageId = pageId(page);
-            if (scans.inFlight().isInFlight(pageId) || cache.contains(pageId)) {
+            if (cache.contains(pageId)) {
                 continue;
             }
+            // a page in flight already is joined, not claimed: nothing to fetch
             Claim claim = scans.inFlight().claimOrJoin(pageId, true);
             if (claim.claimed()) {
                 claims.add(claim);
