@@ -1,12 +1,21 @@
 package io.overdrive.merge;
 
+import io.overdrive.merge.shards.ShardsConnectorFactory;
 import io.trino.spi.Plugin;
+import io.trino.spi.connector.ConnectorFactory;
+
+import java.util.List;
 
 /**
- * Entry point Trino finds in {@code plugin/overdrive-merge/}. It registers nothing with Trino yet: this release ships
- * the merge engine as a library, and the shards connector that puts it to work registers here when it lands.
+ * Entry point Trino finds in {@code plugin/overdrive-merge/}: the {@code overdrive_shards} connector, which puts the
+ * merge engine to work on tables spread over many Trino clusters.
  */
 public class OverdriveMergePlugin
         implements Plugin
 {
+    @Override
+    public Iterable<ConnectorFactory> getConnectorFactories()
+    {
+        return List.of(new ShardsConnectorFactory());
+    }
 }

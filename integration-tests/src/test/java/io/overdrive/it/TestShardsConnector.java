@@ -1,0 +1,310 @@
+package io.overdrive.it;
+
+import io.overdrive.it.harness.JmxAttributes;
+import io.overdrive.it.harness.ProjectLayout;
+import io.overdrive.it.harness.ShardClusters;
+import io.overdrive.it.harness.ShardClusters.ShardRange;
+import io.overdrive.it.harness.SlowProxy;
+import io.overdrive.it.harness.TrinoProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * The {@code overdrive_shards} connector against three real Trino shard clusters, each holding a key range of TPC-H
+ * {@code orders} and {@code lineitem} in its memory catalog, and a coordinator with shards catalogs: every result
+ * equals the same query over the local TPC-H table (the union of the shards' data); EXPLAIN shows the pushdowns; a
+ * shard down, a slow replica, a column type mismatch and a cancelled query behave as documented.
+ */
+@TestInstance(PER_CLASS)
+class TestShardsConnector
+{
+    private static final String SHARDS = "shards.shard";
+    private static final String LOCAL = "tpch.tiny";
+    private static final String STATS = "io.overdrive.merge.shards:type=ShardsStats,name=";
+
+    private ShardClusters shards;
+    private SlowProxy slowReplica;
+    private TrinoProcessCluster coordinator;
+    private String deadShard;
+    private List<ShardRange> orderRanges;
+
+    @BeforeAll
+    void setUp()
+            throws Exception
+    {
+        ProjectLayout layout = ProjectLayout.fromSystemProperty();
+        log("starting 3 shard clusters");
+        shards = ShardClusters.builder(layout, TestingHdfs.workDirectory().resolve("shards")).shards(3).heapSize("1g").start();
+        orderRanges = shards.loadSplit("tpch.tiny.orders", "orderkey", "memory.shard.orders");
+        shards.loadSplit("tpch.tiny.lineitem", "orderkey", "memory.shard.lineitem");
+        // the same table, but shard 3 has another type for one column
+        shards.execute(1, "CREATE TABLE memory.shard.typed AS SELECT 1 AS id, BIGINT '5' AS amount");
+        shards.execute(2, "CREATE TABLE memory.shard.typed AS SELECT 2 AS id, BIGINT '6' AS amount");
+        shards.execute(3, "CREATE TABLE memory.shard.typed AS SELECT 3 AS id, VARCHAR '7' AS amount");
+
+        // shard 1's first replica answers 3 seconds late; its second replica is the same shard, directly
+        slowReplica = SlowProxy.start(shards.httpUri(1));
+        slowReplica.setDelay(Duration.ofSeconds(3));
+        deadShard = "http://127.0.0.1:%s/memory/shard".formatted(closedPort());
+        String twoLive = shards.uris(List.of(1, 2), "memory", "shard");
+
+        log("starting the coordinator");
+        coordinator = TrinoProcessCluster.builder(layout, TestingHdfs.workDirectory().resolve("shards-coordinator"))
+                .workers(0)
+                .heapSize("1500m")
+                .coordinatorProperty("node-scheduler.include-coordinator", "true")
+                .catalog("tpch", "tpch", Map.of())
+                .catalog("shards", "overdrive_shards", Map.of("shards.uris", shards.uris(shards.numbers(), "memory", "shard")))
+                .catalog("shards_fail", "overdrive_shards", Map.of("shards.uris", twoLive + "," + deadShard, "shards.connect-timeout", "2s"))
+                .catalog("shards_partial", "overdrive_shards", Map.of(
+                        "shards.uris", twoLive + "," + deadShard,
+                        "shards.connect-timeout", "2s",
+                        "shards.failure-policy", "PARTIAL"))
+                .catalog("shards_hedged", "overdrive_shards", Map.of(
+                        "shards.uris", slowReplica.uri("memory", "shard") + "," + shards.uris(List.of(2, 3), "memory", "shard"),
+                        "shards.replicas.1", shards.uri(1, "memory", "shard"),
+                        "shards.hedge-delay", "200ms"))
+                .catalog("shards_big", "overdrive_shards", Map.of("shards.uris", shards.uris(shards.numbers(), "tpch", "sf100")))
+                .start();
+        log("ready");
+    }
+
+    @AfterAll
+    void tearDown()
+    {
+        if (coordinator != null) {
+            coordinator.close();
+        }
+        if (slowReplica != null) {
+            slowReplica.close();
+        }
+        if (shards != null) {
+            shards.close();
+        }
+    }
+
+    @Test
+    void resultsEqualTheUnionOfTheShardsData()
+    {
+        assertThat(orderRanges).hasSize(3).allSatisfy(range -> assertThat(range.rows()).isPositive());
+        assertSameRows("SELECT * FROM %s.orders");
+        assertSameRows("SELECT orderkey, custkey FROM %s.orders WHERE orderdate BETWEEN DATE '1995-01-01' AND DATE '1995-03-31' AND orderstatus IN ('F', 'P')");
+        assertSameRows("SELECT orderkey, comment FROM %s.orders WHERE comment LIKE '%%special%%' AND totalprice > 100000");
+        // low-cardinality group by, every pushed-down function
+        assertSameRows("SELECT orderstatus, count(*), count(orderpriority), round(sum(totalprice), 2), round(avg(totalprice), 4), min(orderdate), max(orderdate), min(clerk), max(totalprice), sum(shippriority), avg(custkey) FROM %s.orders GROUP BY orderstatus");
+        // high cardinality, and two group keys
+        assertSameRows("SELECT custkey, count(*), round(sum(totalprice), 2), max(orderkey) FROM %s.orders GROUP BY custkey");
+        assertSameRows("SELECT orderkey, count(*), sum(quantity), min(shipdate) FROM %s.lineitem GROUP BY orderkey");
+        assertSameRows("SELECT orderpriority, shippriority, count(*), min(custkey) FROM %s.orders GROUP BY orderpriority, shippriority");
+        // global aggregations, also over no rows
+        assertSameRows("SELECT count(*), min(shipdate), max(shipdate), round(sum(extendedprice), 2), round(avg(discount), 6) FROM %s.lineitem WHERE returnflag = 'R'");
+        assertSameRows("SELECT count(*), max(orderkey), sum(totalprice) FROM %s.orders WHERE orderkey < 0");
+        assertSameRows("SELECT custkey, count(*) FROM %s.orders WHERE orderkey < 0 GROUP BY custkey");
+        // what is not pushed down still runs, over the shards' rows
+        assertSameRows("SELECT count(DISTINCT custkey), approx_distinct(clerk) FROM %s.orders");
+        assertSameRows("SELECT custkey, count(*) FROM %s.orders GROUP BY custkey HAVING count(*) > 20");
+        // joins with a local table
+        assertSameRows("SELECT c.mktsegment, count(*), round(sum(o.totalprice), 2) FROM %s.orders o JOIN tpch.tiny.customer c ON o.custkey = c.custkey GROUP BY c.mktsegment");
+        assertSameRows("SELECT o.orderkey, l.linenumber FROM %1$s.orders o JOIN %1$s.lineitem l ON o.orderkey = l.orderkey WHERE o.orderdate = DATE '1996-01-02'");
+        assertThat(coordinator.query("SELECT count(*) FROM (SELECT * FROM shards.shard.orders LIMIT 100)")).containsExactly(List.of(100L));
+    }
+
+    @Test
+    void topNIsMergedInOrder()
+    {
+        assertSameOrderedRows("SELECT orderkey, totalprice FROM %s.orders ORDER BY totalprice DESC, orderkey LIMIT 25");
+        assertSameOrderedRows("SELECT orderkey, clerk FROM %s.orders ORDER BY clerk ASC NULLS FIRST, orderkey DESC LIMIT 7");
+        assertSameOrderedRows("SELECT orderdate, orderkey FROM %s.orders WHERE orderstatus = 'P' ORDER BY orderdate, orderkey LIMIT 1000");
+        // the top rows all live on one shard
+        assertSameOrderedRows("SELECT orderkey FROM %s.orders ORDER BY orderkey DESC LIMIT 5");
+    }
+
+    @Test
+    void explainShowsThePushdowns()
+            throws SQLException
+    {
+        String aggregation = explain("SELECT custkey, count(*), sum(totalprice) FROM shards.shard.orders WHERE orderstatus = 'F' GROUP BY custkey");
+        assertThat(aggregation).contains("aggregation=groupBy=[custkey] [count(*), sum(totalprice)]").contains("filter=[orderstatus]").doesNotContain("Aggregate[");
+        String topN = explain("SELECT orderkey FROM shards.shard.orders ORDER BY totalprice DESC LIMIT 3");
+        assertThat(topN).contains("topN=[totalprice DESC_NULLS_LAST] limit=3").doesNotContain("TopN[");
+        String limit = explain("SELECT orderkey FROM shards.shard.orders LIMIT 3");
+        assertThat(limit).contains("limit=3");
+        String global = explain("SELECT count(*), avg(totalprice) FROM shards.shard.orders");
+        assertThat(global).contains("aggregation=groupBy=[] [count(*), avg(totalprice)]").doesNotContain("Aggregate[");
+        // switched off per session: Trino pulls the rows and aggregates itself
+        try (Connection connection = coordinator.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("SET SESSION shards.aggregation_pushdown = false");
+            statement.execute("SET SESSION shards.topn_pushdown = false");
+            assertThat(text(statement, "EXPLAIN SELECT custkey, count(*) FROM shards.shard.orders GROUP BY custkey")).contains("Aggregate[").doesNotContain("aggregation=");
+            assertThat(text(statement, "EXPLAIN SELECT orderkey FROM shards.shard.orders ORDER BY totalprice DESC LIMIT 3")).contains("TopN").doesNotContain("topN=");
+        }
+    }
+
+    @Test
+    void aShardDownFailsTheQueryOrIsLeftOut()
+    {
+        assertThatThrownBy(() -> coordinator.query("SELECT count(*) FROM shards_fail.shard.orders"))
+                .hasMessageContaining("Shard 3 (" + deadShard + ") failed");
+        assertThatThrownBy(() -> coordinator.query("SELECT custkey, count(*) FROM shards_fail.shard.orders GROUP BY custkey"))
+                .hasMessageContaining("Shard 3 (" + deadShard + ") failed");
+
+        long liveRows = orderRanges.get(0).rows() + orderRanges.get(1).rows();
+        long partialBefore = JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_partial", "PartialResults");
+        assertThat(coordinator.query("SELECT count(*) FROM shards_partial.shard.orders")).containsExactly(List.of(liveRows));
+        assertThat(coordinator.query("SELECT count(*) FROM (SELECT orderkey FROM shards_partial.shard.orders WHERE orderkey > 0)")).containsExactly(List.of(liveRows));
+        assertThat(coordinator.query("SELECT count(*) FROM shards_partial.shard.orders WHERE " + orderRanges.get(2).predicate("orderkey"))).containsExactly(List.of(0L));
+        assertThat(JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_partial", "PartialResults")).isGreaterThanOrEqualTo(partialBefore + 3);
+        assertThat(JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_partial", "ShardFailures")).isPositive();
+    }
+
+    @Test
+    void aSlowReplicaIsHedged()
+    {
+        long winsBefore = JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_hedged", "HedgeWins");
+        assertThat(sorted(coordinator.query("SELECT custkey, count(*), max(orderkey) FROM shards_hedged.shard.orders GROUP BY custkey")))
+                .isEqualTo(sorted(coordinator.query("SELECT custkey, count(*), max(orderkey) FROM tpch.tiny.orders GROUP BY custkey")));
+        assertThat(JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_hedged", "HedgedQueries")).isPositive();
+        assertThat(JmxAttributes.sum(coordinator.coordinator().jmxPort(), STATS + "shards_hedged", "HedgeWins")).isGreaterThan(winsBefore);
+    }
+
+    @Test
+    void shardsMustAgreeOnColumnTypes()
+    {
+        assertThatThrownBy(() -> coordinator.query("SELECT * FROM shards.shard.typed"))
+                .hasMessageContaining("column 'amount' is bigint on shard 1 (%s) but varchar on shard 3 (%s)".formatted(shards.uri(1, "memory", "shard"), shards.uri(3, "memory", "shard")));
+    }
+
+    @Test
+    void cancellingTheQueryCancelsTheShardQueries()
+            throws Exception
+    {
+        for (String sql : List.of(
+                "SELECT custkey, count(*) FROM shards_big.sf100.orders GROUP BY custkey",
+                "SELECT orderkey, comment FROM shards_big.sf100.lineitem WHERE comment LIKE '%%never%%matches%%'")) {
+            log("cancelling: " + sql);
+            try (Connection connection = coordinator.connect(); Statement statement = connection.createStatement()) {
+                CompletableFuture<Void> running = CompletableFuture.runAsync(() -> {
+                    try (ResultSet resultSet = statement.executeQuery(sql)) {
+                        while (resultSet.next()) {
+                            // drain
+                        }
+                    }
+                    catch (SQLException _) {
+                        // cancelled below
+                    }
+                });
+                List<String> remote = awaitRunningShardQueries(sql.contains("GROUP BY") ? "GROUP BY" : "LIKE");
+                statement.cancel();
+                running.get(60, TimeUnit.SECONDS);
+                for (String queryId : remote) {
+                    awaitCancelled(queryId);
+                }
+            }
+        }
+    }
+
+    private List<String> awaitRunningShardQueries(String sqlFragment)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            List<String> running = new ArrayList<>();
+            for (int shard : shards.numbers()) {
+                shards.query(shard, "SELECT query_id FROM system.runtime.queries WHERE source = 'overdrive_shards' AND state = 'RUNNING' AND query LIKE '%" + sqlFragment + "%'")
+                        .forEach(row -> running.add(shard + ":" + row.getFirst()));
+            }
+            if (running.size() == shards.size()) {
+                return running;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the shard queries did not start");
+    }
+
+    private void awaitCancelled(String shardAndQuery)
+            throws InterruptedException
+    {
+        int shard = Integer.parseInt(shardAndQuery.substring(0, shardAndQuery.indexOf(':')));
+        String queryId = shardAndQuery.substring(shardAndQuery.indexOf(':') + 1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<Object> last = null;
+        while (System.nanoTime() < deadline) {
+            last = shards.query(shard, "SELECT state, error_code FROM system.runtime.queries WHERE query_id = '" + queryId + "'").getFirst();
+            if (last.getFirst().equals("FAILED")) {
+                assertThat(last.get(1)).isEqualTo("USER_CANCELED");
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("shard %s query %s was not cancelled: %s".formatted(shard, queryId, last));
+    }
+
+    private void assertSameRows(String template)
+    {
+        List<List<Object>> expected = coordinator.query(template.formatted(LOCAL));
+        List<List<Object>> actual = coordinator.query(template.formatted(SHARDS));
+        assertThat(sorted(actual)).as(template).isEqualTo(sorted(expected));
+    }
+
+    private void assertSameOrderedRows(String template)
+    {
+        assertThat(coordinator.query(template.formatted(SHARDS))).as(template).isEqualTo(coordinator.query(template.formatted(LOCAL)));
+    }
+
+    private String explain(String sql)
+            throws SQLException
+    {
+        try (Connection connection = coordinator.connect(); Statement statement = connection.createStatement()) {
+            return text(statement, "EXPLAIN " + sql);
+        }
+    }
+
+    private static String text(Statement statement, String sql)
+            throws SQLException
+    {
+        try (ResultSet resultSet = statement.executeQuery(sql)) {
+            StringBuilder text = new StringBuilder();
+            while (resultSet.next()) {
+                text.append(resultSet.getString(1)).append('\n');
+            }
+            return text.toString();
+        }
+    }
+
+    private static List<String> sorted(List<List<Object>> rows)
+    {
+        return rows.stream().map(String::valueOf).sorted(Comparator.naturalOrder()).toList();
+    }
+
+    private static int closedPort()
+            throws Exception
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void log(String message)
+    {
+        System.out.printf("%s TestShardsConnector: %s%n", java.time.LocalTime.now(), message);
+    }
+}

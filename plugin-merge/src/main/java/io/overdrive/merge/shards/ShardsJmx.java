@@ -1,0 +1,44 @@
+package io.overdrive.merge.shards;
+
+import io.overdrive.merge.stats.MergeStats;
+import jakarta.annotation.PreDestroy;
+import org.weakref.jmx.MBeanExporter;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Exports a catalog's MBeans (domain {@code io.overdrive.merge.shards}, {@code name=<catalog>}): {@code ShardsStats},
+ * one {@code ShardStats} per shard ({@code shard=<n>}) and the catalog's merge engine's {@code MergeStats}. They are
+ * removed when the catalog is dropped.
+ */
+public final class ShardsJmx
+{
+    static final String DOMAIN = "io.overdrive.merge.shards";
+
+    private final MBeanExporter exporter;
+    private final List<String> names = new ArrayList<>();
+
+    public ShardsJmx(MBeanExporter exporter, String catalogName, ShardsStats stats, ShardStatsSet shardStats, MergeStats mergeStats)
+    {
+        this.exporter = requireNonNull(exporter, "exporter is null");
+        export("%s:type=ShardsStats,name=%s".formatted(DOMAIN, catalogName), stats);
+        shardStats.all().forEach((number, shard) -> export("%s:type=ShardStats,name=%s,shard=%s".formatted(DOMAIN, catalogName, number), shard));
+        export("%s:type=MergeStats,name=%s".formatted(DOMAIN, catalogName), mergeStats);
+    }
+
+    private void export(String name, Object bean)
+    {
+        exporter.export(name, bean);
+        names.add(name);
+    }
+
+    @PreDestroy
+    public void unexport()
+    {
+        names.forEach(exporter::unexport);
+        names.clear();
+    }
+}
