@@ -47,7 +47,7 @@ public record ProjectLayout(Path root)
         return moduleClasspath(root.resolve("integration-tests/trino-server/target"), "trino-server");
     }
 
-    /** Stock plugin folders (hive, tpch) laid out like the Trino server tarball's {@code plugin/}. */
+    /** Stock plugin folders (hive, tpch, memory) laid out like the Trino server tarball's {@code plugin/}. */
     public Path stockPluginDirectory()
     {
         return requireDirectory(root.resolve("integration-tests/trino-server/target/trino-server-" + TRINO_VERSION + "/plugin"));
