@@ -287,8 +287,8 @@ public final class ShardClusters
         return "%s >= %d AND %1$s < %d".formatted(keyColumn, lowerInclusive, upperExclusive);
     }
 
-    // runs the function for each shard in parallel; results in the order of the shards given
-    private static <T> List<T> onEach(List<Integer> shardNumbers, Function<Integer, T> function)
+    /** Runs the function for each shard in parallel; results in the order of the shards given. */
+    public static <T> List<T> onEach(List<Integer> shardNumbers, Function<Integer, T> function)
     {
         List<Future<T>> futures = new ArrayList<>();
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {

@@ -253,10 +253,10 @@ public class ShardsBenchmark
             boolean same = true;
             for (int repetition = 0; repetition < DIRECT_RUNS; repetition++) {
                 long start = System.nanoTime();
-                rawRows = onShards(numbers, shard -> (long) fetch(shards, shard, RAW_QUERY.formatted(table.local())).size()).stream().mapToLong(Long::longValue).sum();
+                rawRows = ShardClusters.onEach(numbers, shard -> (long) fetch(shards, shard, RAW_QUERY.formatted(table.local())).size()).stream().mapToLong(Long::longValue).sum();
                 rawMillis.add(millis(start));
                 start = System.nanoTime();
-                List<List<List<Object>>> partials = onShards(numbers, shard -> fetch(shards, shard, QUERY.formatted(table.local())));
+                List<List<List<Object>>> partials = ShardClusters.onEach(numbers, shard -> fetch(shards, shard, QUERY.formatted(table.local())));
                 partialMillis.add(millis(start));
                 partialRows = partials.stream().mapToLong(List::size).sum();
                 same &= ResultRows.same(combine(partials), expected);
@@ -496,30 +496,6 @@ public class ShardsBenchmark
             row.add(resultSet.getObject(column));
         }
         return row;
-    }
-
-    private static <T> List<T> onShards(List<Integer> shards, Function<Integer, T> function)
-    {
-        List<Future<T>> futures = new ArrayList<>();
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int shard : shards) {
-                futures.add(executor.submit(() -> function.apply(shard)));
-            }
-        }
-        List<T> results = new ArrayList<>();
-        for (Future<T> future : futures) {
-            try {
-                results.add(future.get());
-            }
-            catch (ExecutionException e) {
-                throw e.getCause() instanceof RuntimeException runtime ? runtime : new RuntimeException(e.getCause());
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new RuntimeException(e);
-            }
-        }
-        return results;
     }
 
     static String catalog(int shardCount)

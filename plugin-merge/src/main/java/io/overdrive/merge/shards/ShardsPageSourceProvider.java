@@ -75,7 +75,9 @@ public final class ShardsPageSourceProvider
         Shard shard = topology.shards().get(shardsSplit.shards().getFirst() - 1);
         List<Type> types = requested.isEmpty() ? List.of(BOOLEAN) : requested.stream().map(ShardsColumnHandle::type).toList();
         String sql = ShardSql.select(shard.replicas().getFirst().catalog(), handle, requested);
-        return new ShardScanPageSource(query(session, shard, sql, types), requested.isEmpty(), stats);
+        ShardQuery query = query(session, shard, sql, types);
+        query.start();
+        return ShardsPageSource.scan(query, requested.isEmpty() ? new int[0] : identity(requested.size()), stats);
     }
 
     private ConnectorPageSource topN(ConnectorSession session, ShardsSplit split, ShardsTableHandle handle, List<ShardsColumnHandle> requested)
@@ -98,11 +100,7 @@ public final class ShardsPageSourceProvider
                 .limit(handle.limit().orElseThrow())
                 .parallelism(ShardsSessionProperties.getMergeParallelism(session))
                 .build();
-        int[] output = new int[requested.size()];
-        for (int i = 0; i < output.length; i++) {
-            output[i] = i;
-        }
-        return new MergedShardsPageSource(engine.merge(request), queries, output, stats);
+        return ShardsPageSource.merged(engine.merge(request), queries, identity(requested.size()), stats);
     }
 
     private ConnectorPageSource aggregation(ConnectorSession session, ShardsSplit split, ShardsTableHandle handle, List<ShardsColumnHandle> requested)
@@ -160,7 +158,16 @@ public final class ShardsPageSourceProvider
             int key = aggregation.groupKeys().indexOf(column);
             output[i] = key >= 0 ? key : keyCount + aggregateIndex(aggregation, column);
         }
-        return new MergedShardsPageSource(engine.merge(request), queries, output, stats);
+        return ShardsPageSource.merged(engine.merge(request), queries, output, stats);
+    }
+
+    private static int[] identity(int channels)
+    {
+        int[] identity = new int[channels];
+        for (int i = 0; i < channels; i++) {
+            identity[i] = i;
+        }
+        return identity;
     }
 
     private static int aggregateIndex(ShardsTableHandle.Aggregation aggregation, ShardsColumnHandle column)
