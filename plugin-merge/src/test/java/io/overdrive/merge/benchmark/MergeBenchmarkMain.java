@@ -16,8 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Runs {@link MergeBenchmark} with short settings (1 fork, 3 x 1 s warmup, 5 x 1 s measurement; about 10 minutes on
- * 2 cores) and prints a table with each implementation's time per merge, merges per second and speed-up over the
+ * Runs {@link MergeBenchmark} with short settings (1 fork, 8 x 1 s warmup, 5 x 1 s measurement; about 12 minutes on
+ * 2 cores; Trino's merge needs about 5 s of warmup before its time per merge settles) and prints a table with each implementation's time per merge, merges per second and speed-up over the
  * serial baseline and the anchors (Trino's {@code MergeSortedPages}, Druid's {@code ParallelMergeCombiningSequence}).
  * Any JMH command-line option can be added, e.g. {@code -p inputs=8}, {@code -p implementation=engine-1,trino} or
  * {@code -i 10}.
@@ -34,7 +34,7 @@ public final class MergeBenchmarkMain
                 .parent(commandLine)
                 .include(MergeBenchmark.class.getName() + ".merge")
                 .forks(commandLine.getForkCount().orElse(1))
-                .warmupIterations(commandLine.getWarmupIterations().orElse(3))
+                .warmupIterations(commandLine.getWarmupIterations().orElse(8))
                 .warmupTime(commandLine.getWarmupTime().orElse(TimeValue.seconds(1)))
                 .measurementIterations(commandLine.getMeasurementIterations().orElse(5))
                 .measurementTime(commandLine.getMeasurementTime().orElse(TimeValue.seconds(1)))
