@@ -29,15 +29,21 @@ import java.util.concurrent.ExecutionException;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
- * Merge + combine of k inputs × 75,000 rows: the serial priority-queue baseline against the engine with
- * parallelism 1, 2 and auto, on a pool of {@code merge.pool-size} = available processors. The consumer (the JMH
- * thread) reads the merged pages as a Trino operator would.
+ * Merge + combine of k inputs × 75,000 rows, on the same data in the same run: the serial priority-queue baseline
+ * ({@code serial}), the engine with parallelism 1, 2 and auto on a pool of {@code merge.pool-size} = available
+ * processors ({@code engine-1}, {@code engine-2}, {@code engine-auto}), and two anchors: Trino's own
+ * {@code MergeSortedPages} ({@code trino}: merge only, no combining, in the JMH thread; see
+ * {@link TrinoMergeSortedPagesAnchor}) and Druid's {@code ParallelMergeCombiningSequence} with parallelism 1
+ * ({@code druid-1}, on a pool of available processors) and parallel ({@code druid-parallel}, on a pool of
+ * max(3, available processors) threads with the query parallelism set to the pool size, the least that lets Druid
+ * run two layer-1 tasks; see {@link DruidMergeAnchor}). The consumer (the JMH thread) reads the merged output as a
+ * Trino operator (or Druid's broker thread) would.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+UseG1GC"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 8, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class MergeBenchmark
 {
@@ -47,8 +53,8 @@ public class MergeBenchmark
     @Param({"HEAVY", "LIGHT"})
     public BenchmarkData.Combining combining;
 
-    @Param({"serial", "1", "2", "auto"})
-    public String parallelism;
+    @Param({"serial", "engine-1", "engine-2", "engine-auto", "trino", "druid-1", "druid-parallel"})
+    public String implementation;
 
     @Param("75000")
     public int rowsPerInput;
@@ -56,6 +62,9 @@ public class MergeBenchmark
     private List<List<Page>> data;
     private MergeEngine engine;
     private SerialPriorityQueueMerge serial;
+    private TrinoMergeSortedPagesAnchor trino;
+    private DruidMergeAnchor druid;
+    private List<List<DruidMergeAnchor.Row>> druidRows;
 
     @Setup(Level.Trial)
     public void setUp()
@@ -63,24 +72,42 @@ public class MergeBenchmark
         data = BenchmarkData.generate(inputs, rowsPerInput, combining, 42);
         engine = new MergeEngine(new MergeConfig());
         serial = new SerialPriorityQueueMerge(BenchmarkData.TYPES, BenchmarkData.SORT_KEYS, BenchmarkData.COMBINE, new MergeConfig().getBatchSize());
+        trino = new TrinoMergeSortedPagesAnchor(BenchmarkData.TYPES, BenchmarkData.SORT_KEYS);
+        int processors = Runtime.getRuntime().availableProcessors();
+        switch (implementation) {
+            case "druid-1" -> druid = new DruidMergeAnchor(processors, 1);
+            case "druid-parallel" -> druid = new DruidMergeAnchor(Math.max(3, processors), Math.max(3, processors));
+            default -> {}
+        }
+        if (druid != null) {
+            druidRows = DruidMergeAnchor.toRows(data);
+        }
     }
 
     @TearDown(Level.Trial)
     public void tearDown()
+            throws InterruptedException
     {
         engine.close();
+        if (druid != null) {
+            // what Druid chose (its own computation from the pool's load and sqrt(k)), for the report
+            System.out.printf("%n%s, k = %d: Druid's last merge ran %d layer-1 task(s)%n", implementation, inputs, druid.lastParallelism());
+            druid.close();
+        }
     }
 
     @Benchmark
     public long merge()
             throws ExecutionException, InterruptedException
     {
-        if (parallelism.equals("serial")) {
-            long[] rows = new long[1];
-            serial.merge(data, page -> rows[0] += page.getPositionCount());
-            return rows[0];
+        long[] rows = new long[1];
+        switch (implementation) {
+            case "serial" -> serial.merge(data, page -> rows[0] += page.getPositionCount());
+            case "trino" -> trino.merge(data, page -> rows[0] += page.getPositionCount());
+            case "druid-1", "druid-parallel" -> rows[0] = druid.mergeAndCount(druidRows);
+            default -> rows[0] = runEngine(engine, data, MergeParallelism.parse(implementation.substring("engine-".length())).orElseThrow());
         }
-        return runEngine(engine, data, MergeParallelism.parse(parallelism).orElseThrow());
+        return rows[0];
     }
 
     static long runEngine(MergeEngine engine, List<List<Page>> data, MergeParallelism parallelism)

@@ -15,6 +15,7 @@ import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -22,8 +23,9 @@ import java.util.OptionalLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The benchmark's shapes at a small scale: the engine (serial and parallel) and the serial baseline produce the
- * reference result, so the benchmark compares equal work.
+ * The benchmark's shapes at a small scale: the engine (serial and parallel), the serial baseline and Druid's
+ * anchor produce the reference result, and Trino's anchor the reference merge without combining, so the benchmark
+ * compares equal work.
  */
 public class TestBenchmarkShapes
 {
@@ -59,6 +61,57 @@ public class TestBenchmarkShapes
                 }
             }
         }
+    }
+
+    @Test
+    public void testAnchorsDoTheSameWork()
+            throws Exception
+    {
+        TrinoMergeSortedPagesAnchor trino = new TrinoMergeSortedPagesAnchor(BenchmarkData.TYPES, BenchmarkData.SORT_KEYS);
+        try (DruidMergeAnchor druidSerial = new DruidMergeAnchor(2, 1);
+                DruidMergeAnchor druidParallel = new DruidMergeAnchor(3, 3)) {
+            for (BenchmarkData.Combining combining : BenchmarkData.Combining.values()) {
+                List<List<Page>> data = BenchmarkData.generate(16, 5_000, combining, 3);
+                List<List<Object[]>> inputs = data.stream().map(pages -> Rows.read(BenchmarkData.TYPES, pages)).toList();
+
+                // Trino merges without combining: every input row once, in key order
+                List<Object[]> merged = ReferenceMerge.merge(BenchmarkData.TYPES, BenchmarkData.SORT_KEYS, inputs, Optional.empty(), OptionalLong.empty());
+                List<Page> trinoPages = new ArrayList<>();
+                trino.merge(data, trinoPages::add);
+                List<Object[]> trinoRows = Rows.read(BenchmarkData.TYPES, trinoPages);
+                assertThat(trinoRows).hasSize(80_000);
+                assertThat(trinoRows.stream().map(row -> row[0]).toList()).isEqualTo(merged.stream().map(row -> row[0]).toList());
+                // equal keys may come in another input order than the reference's: compare as sorted by every column
+                Rows.assertSameRows(sortedByAllColumns(trinoRows), sortedByAllColumns(merged), "trino " + combining);
+
+                // Druid merges and combines: the engine's result, (key, count(*), sum(a), max(b)) per key
+                List<Object[]> combined = ReferenceMerge.merge(BenchmarkData.TYPES, BenchmarkData.SORT_KEYS, inputs, Optional.of(BenchmarkData.COMBINE), OptionalLong.empty());
+                List<List<DruidMergeAnchor.Row>> druidInputs = DruidMergeAnchor.toRows(data);
+                for (DruidMergeAnchor druid : List.of(druidSerial, druidParallel)) {
+                    List<Object[]> druidRows = druid.merge(druidInputs).toList().stream()
+                            .map(row -> new Object[] {row.key(), row.count(), row.sum(), row.max()})
+                            .toList();
+                    Rows.assertSameRows(druidRows, combined, "druid " + combining);
+                    assertThat(druid.mergeAndCount(druidInputs)).isEqualTo(combined.size());
+                    // parallelism 1 runs one merge task; a pool of 3 lets Druid run several layer-1 tasks
+                    if (druid == druidSerial) {
+                        assertThat(druid.lastParallelism()).isEqualTo(1);
+                    }
+                    else {
+                        assertThat(druid.lastParallelism()).isGreaterThan(1);
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<Object[]> sortedByAllColumns(List<Object[]> rows)
+    {
+        return rows.stream()
+                .sorted(Comparator.<Object[]>comparingLong(row -> (Long) row[0])
+                        .thenComparingLong(row -> (Long) row[1])
+                        .thenComparingDouble(row -> (Double) row[2]))
+                .toList();
     }
 
     private static List<Type> outputTypes(MergeEngine engine)
