@@ -1,7 +1,6 @@
 package io.overdrive.merge.shards;
 
 import com.google.common.collect.ImmutableList;
-import io.overdrive.merge.SortedPageSource;
 import io.trino.client.StatementClient;
 import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;
@@ -24,7 +23,7 @@ import static java.util.Objects.requireNonNull;
  * arrive, or fails when the query fails before that.
  */
 final class RemoteQuery
-        implements SortedPageSource
+        implements ReplicaQuery
 {
     private final ShardClient client;
     private final Shard shard;
@@ -58,19 +57,22 @@ final class RemoteQuery
         this.shardStats = requireNonNull(shardStats, "shardStats is null");
     }
 
-    void start()
+    @Override
+    public void start()
     {
         stats.remoteQueryStarted();
         shardStats.queryStarted();
         client.queryThreads().execute(this::run);
     }
 
-    ShardUri replica()
+    @Override
+    public ShardUri replica()
     {
         return replica;
     }
 
-    CompletableFuture<Void> answered()
+    @Override
+    public CompletableFuture<Void> answered()
     {
         return answered;
     }

@@ -1,6 +1,7 @@
 package io.overdrive.merge.shards;
 
 import io.airlift.log.Logger;
+import io.airlift.units.Duration;
 import io.overdrive.merge.SortedPageSource;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
@@ -10,7 +11,9 @@ import io.trino.spi.type.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Function;
 
 import static io.overdrive.merge.shards.ShardsErrorCode.SHARD_FAILED;
 import static java.util.Objects.requireNonNull;
@@ -30,37 +33,48 @@ final class ShardQuery
 {
     private static final Logger log = Logger.get(ShardQuery.class);
 
-    private final ShardClient client;
     private final Shard shard;
-    private final ConnectorSession session;
-    private final String sql;
-    private final List<Type> types;
-    private final ShardsConfig config;
+    private final Function<ShardUri, ReplicaQuery> newAttempt;
+    private final ScheduledExecutorService timer;
+    private final Duration hedgeDelay;
     private final FailurePolicy failurePolicy;
+    private final String queryId;
     private final ShardsStats stats;
-    private final ShardStats shardStats;
 
     // guarded by this
-    private final List<RemoteQuery> attempts = new ArrayList<>();
+    private final List<ReplicaQuery> attempts = new ArrayList<>();
     private int nextReplica;
-    private RemoteQuery winner;
+    private ReplicaQuery winner;
     private TrinoException failure;
     private boolean missing;
     private boolean closed;
     private ScheduledFuture<?> hedgeTimer;
     private CompletableFuture<Void> changed = new CompletableFuture<>();
 
-    ShardQuery(ShardClient client, Shard shard, ConnectorSession session, String sql, List<Type> types, ShardsConfig config, FailurePolicy failurePolicy, ShardsStats stats, ShardStats shardStats)
+    ShardQuery(Shard shard, Function<ShardUri, ReplicaQuery> newAttempt, ScheduledExecutorService timer, Duration hedgeDelay, FailurePolicy failurePolicy, String queryId, ShardsStats stats)
     {
-        this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy is null");
-        this.client = requireNonNull(client, "client is null");
         this.shard = requireNonNull(shard, "shard is null");
-        this.session = requireNonNull(session, "session is null");
-        this.sql = requireNonNull(sql, "sql is null");
-        this.types = List.copyOf(types);
-        this.config = requireNonNull(config, "config is null");
+        this.newAttempt = requireNonNull(newAttempt, "newAttempt is null");
+        this.timer = requireNonNull(timer, "timer is null");
+        this.hedgeDelay = requireNonNull(hedgeDelay, "hedgeDelay is null");
+        this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy is null");
+        this.queryId = requireNonNull(queryId, "queryId is null");
         this.stats = requireNonNull(stats, "stats is null");
-        this.shardStats = requireNonNull(shardStats, "shardStats is null");
+    }
+
+    /**
+     * {@code sql} on the shard's replicas, its rows decoded as {@code types}.
+     */
+    static ShardQuery create(ShardClient client, Shard shard, ConnectorSession session, String sql, List<Type> types, ShardsConfig config, FailurePolicy failurePolicy, ShardsStats stats, ShardStats shardStats)
+    {
+        return new ShardQuery(
+                shard,
+                replica -> new RemoteQuery(client, shard, replica, session, sql, types, config.getBufferedPages(), stats, shardStats),
+                client.timer(),
+                config.getHedgeDelay(),
+                failurePolicy,
+                session.getQueryId(),
+                stats);
     }
 
     Shard shard()
@@ -77,7 +91,7 @@ final class ShardQuery
     // guarded by this
     private void launchNext()
     {
-        RemoteQuery attempt = new RemoteQuery(client, shard, shard.replicas().get(nextReplica), session, sql, types, config.getBufferedPages(), stats, shardStats);
+        ReplicaQuery attempt = newAttempt.apply(shard.replicas().get(nextReplica));
         nextReplica++;
         attempts.add(attempt);
         attempt.answered().whenComplete((_, throwable) -> {
@@ -95,7 +109,7 @@ final class ShardQuery
     private void scheduleHedge()
     {
         if (nextReplica < shard.replicas().size()) {
-            hedgeTimer = client.timer().schedule(this::hedge, config.getHedgeDelay().roundTo(NANOSECONDS), NANOSECONDS);
+            hedgeTimer = timer.schedule(this::hedge, hedgeDelay.roundTo(NANOSECONDS), NANOSECONDS);
         }
     }
 
@@ -109,9 +123,9 @@ final class ShardQuery
         scheduleHedge();
     }
 
-    private void answered(RemoteQuery attempt)
+    private void answered(ReplicaQuery attempt)
     {
-        List<RemoteQuery> losers = new ArrayList<>();
+        List<ReplicaQuery> losers = new ArrayList<>();
         CompletableFuture<Void> toComplete;
         synchronized (this) {
             if (closed || winner != null) {
@@ -131,40 +145,42 @@ final class ShardQuery
             }
             toComplete = changed;
         }
-        losers.forEach(RemoteQuery::close);
+        losers.forEach(ReplicaQuery::close);
         toComplete.complete(null);
     }
 
-    private void failedBeforeAnswer(RemoteQuery attempt, Throwable throwable)
+    private void failedBeforeAnswer(ReplicaQuery attempt, Throwable throwable)
     {
-        CompletableFuture<Void> toComplete;
+        CompletableFuture<Void> toComplete = null;
         synchronized (this) {
             if (closed || winner != null || failure != null || missing) {
                 return;
             }
             attempts.remove(attempt);
             TrinoException cause = throwable instanceof TrinoException trino ? trino : ShardClient.failure(shard, attempt.replica(), String.valueOf(throwable.getMessage()), throwable);
-            if (!attempts.isEmpty()) {
-                // a hedge is still running: it may answer
-                return;
-            }
-            if (nextReplica < shard.replicas().size()) {
+            // with a hedge still running nothing happens yet: it may answer
+            if (attempts.isEmpty() && nextReplica < shard.replicas().size()) {
                 stats.failedOver();
                 log.warn("%s: replica %s failed, trying %s: %s", shard.describe(), attempt.replica(), shard.replicas().get(nextReplica), cause.getMessage());
                 launchNext();
-                return;
             }
-            stats.shardFailed();
-            if (failurePolicy == FailurePolicy.PARTIAL) {
-                missing = true;
-                log.warn("Query %s continues without %s (shards.failure-policy=PARTIAL): %s", session.getQueryId(), shard.describe(), cause.getMessage());
+            else if (attempts.isEmpty()) {
+                stats.shardFailed();
+                if (failurePolicy == FailurePolicy.PARTIAL) {
+                    missing = true;
+                    log.warn("Query %s continues without %s (shards.failure-policy=PARTIAL): %s", queryId, shard.describe(), cause.getMessage());
+                }
+                else {
+                    failure = cause.getErrorCode().equals(SHARD_FAILED.toErrorCode()) ? cause : new TrinoException(SHARD_FAILED, cause.getMessage(), cause);
+                }
+                toComplete = changed;
             }
-            else {
-                failure = cause.getErrorCode().equals(SHARD_FAILED.toErrorCode()) ? cause : new TrinoException(SHARD_FAILED, cause.getMessage(), cause);
-            }
-            toComplete = changed;
         }
-        toComplete.complete(null);
+        // no longer tracked, so closed here (a source is closed exactly once)
+        attempt.close();
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
     }
 
     /**
@@ -178,7 +194,7 @@ final class ShardQuery
     @Override
     public CompletableFuture<?> isBlocked()
     {
-        RemoteQuery current;
+        ReplicaQuery current;
         synchronized (this) {
             current = winner;
             if (current == null) {
@@ -197,7 +213,7 @@ final class ShardQuery
     @Override
     public Page getNextPage()
     {
-        RemoteQuery current;
+        ReplicaQuery current;
         synchronized (this) {
             if (failure != null) {
                 throw failure;
@@ -210,7 +226,7 @@ final class ShardQuery
     @Override
     public boolean isFinished()
     {
-        RemoteQuery current;
+        ReplicaQuery current;
         synchronized (this) {
             if (failure != null) {
                 throw failure;
@@ -226,7 +242,7 @@ final class ShardQuery
     @Override
     public void close()
     {
-        List<RemoteQuery> toClose;
+        List<ReplicaQuery> toClose;
         synchronized (this) {
             if (closed) {
                 return;
@@ -237,6 +253,6 @@ final class ShardQuery
                 hedgeTimer.cancel(false);
             }
         }
-        toClose.forEach(RemoteQuery::close);
+        toClose.forEach(ReplicaQuery::close);
     }
 }

@@ -1,6 +1,5 @@
 package io.overdrive.merge.shards;
 
-import com.google.common.base.Joiner;
 import io.overdrive.merge.shards.ShardsTableHandle.SortColumn;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SortOrder;
@@ -126,7 +125,7 @@ final class ShardSql
             if (!range.isHighUnbounded()) {
                 bounds.add("%s %s %s".formatted(name, range.isHighInclusive() ? "<=" : "<", literal(column.type(), range.getHighBoundedValue())));
             }
-            disjuncts.add(bounds.size() == 1 ? bounds.getFirst() : "(" + Joiner.on(" AND ").join(bounds) + ")");
+            disjuncts.add(bounds.size() == 1 ? bounds.getFirst() : "(" + String.join(" AND ", bounds) + ")");
         }
         if (singleValues.size() == 1) {
             disjuncts.add(name + " = " + singleValues.getFirst());

@@ -194,6 +194,6 @@ public final class ShardsPageSourceProvider
 
     private ShardQuery query(ConnectorSession session, Shard shard, String sql, List<Type> types)
     {
-        return new ShardQuery(client, shard, session, sql, types, config, config.getFailurePolicy(), stats, shardStats.get(shard));
+        return ShardQuery.create(client, shard, session, sql, types, config, config.getFailurePolicy(), stats, shardStats.get(shard));
     }
 }

@@ -57,7 +57,7 @@ public final class ShardsRemote
     private List<List<Object>> rows(ConnectorSession session, Shard shard, String sql, List<Type> types)
     {
         List<List<Object>> rows = new ArrayList<>();
-        try (ShardQuery query = new ShardQuery(client, shard, session, sql, types, config, FailurePolicy.FAIL, stats, shardStats.get(shard))) {
+        try (ShardQuery query = ShardQuery.create(client, shard, session, sql, types, config, FailurePolicy.FAIL, stats, shardStats.get(shard))) {
             query.start();
             while (!query.isFinished()) {
                 query.isBlocked().get();
