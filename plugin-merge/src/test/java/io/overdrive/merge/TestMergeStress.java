@@ -189,7 +189,8 @@ public class TestMergeStress
             System.out.printf("stress (fifo=%s): %s merges: %s completed, %s cancelled, %s failed; %s yields%n",
                     fifo, merges, completed.get(), cancelled.get(), failed.get(), engine.getStats().getYields().getTotalCount());
             assertThat(completed.get()).isPositive();
-            assertThat(engine.getStats().getYields().getTotalCount()).isPositive();
+            // whether these small merges yield depends on timing (it failed CI once with 0 yields);
+            // TestMergeEquivalence.testLargerRandomMerges asserts yields with inputs large enough to need them
             assertThat(cancelled.get()).isPositive();
             assertThat(failed.get()).isPositive();
             assertThat(poolThreads(engine)).isLessThanOrEqualTo(3);
