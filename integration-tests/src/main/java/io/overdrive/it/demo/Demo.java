@@ -6,226 +6,303 @@ import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.TrinoProcessCluster;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
 /**
- * The main job: a real HDFS and a real three-node Trino cluster (coordinator + 2 workers, separate JVMs) with the
- * Overdrive plugins installed from their zips; TPC-H loaded into Parquet and ORC tables on HDFS through
- * {@code overdrive_hive} with Overdrive's page cache on; a fixed query set run cold, then warm, through
- * {@code overdrive_hive}, then through the stock {@code hive} catalog over the same files, every result compared; a
- * table of times and of the bytes served from the cache. {@code --serve} keeps the cluster up.
+ * The main job: a data lake on this machine and the same workload through stock Trino and through Overdrive, side by
+ * side. Real HDFS (3 DataNodes) made to answer like remote storage (a latency per block read request, one DataNode
+ * slow), a real three-node Trino cluster (coordinator + 2 workers, separate JVMs) with the Overdrive plugins installed
+ * from their zips, TPC-H in Parquet on HDFS. Several users, each with its own connection, run a TPC-H mix at the same
+ * time through stock {@code hive}, then through {@code overdrive} ({@code overdrive_hive} with the page cache, soft
+ * affinity, hedged reads and shared scans), cold then warm; every result is compared with stock {@code hive}'s. Prints a
+ * table and writes a report with charts. {@code --serve} keeps the cluster up for {@code ./overdrive cli}.
  */
 public final class Demo
 {
+    static final String STOCK = "hive";
+    static final String OVERDRIVE = "overdrive";
+    static final String SCHEMA = "lake";
     private static final List<String> TABLES = List.of("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem");
-    private static final List<String> FORMATS = List.of("PARQUET", "ORC");
 
     private Demo() {}
-
-    private record Options(Path repo, boolean serve, String scale, Path work)
-    {
-        static Options parse(String[] args)
-        {
-            Path repo = Path.of(".");
-            boolean serve = false;
-            String scale = "sf0.1";
-            Path work = null;
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--repo" -> repo = Path.of(args[++i]);
-                    case "--serve" -> serve = true;
-                    case "--scale" -> scale = args[++i];
-                    case "--work" -> work = Path.of(args[++i]);
-                    case "--help", "-h" -> {
-                        System.out.println("usage: ./overdrive demo [--serve] [--scale tiny|sf0.1|sf1] [--work DIR]");
-                        System.exit(0);
-                    }
-                    default -> throw new IllegalArgumentException("Unknown option %s (try --help)".formatted(args[i]));
-                }
-            }
-            if (!List.of("tiny", "sf0.1", "sf1").contains(scale)) {
-                throw new IllegalArgumentException("--scale must be tiny, sf0.1 or sf1, not " + scale);
-            }
-            repo = repo.toAbsolutePath().normalize();
-            return new Options(repo, serve, scale, work == null ? repo.resolve(".demo") : work.toAbsolutePath());
-        }
-
-        String tpchSchema()
-        {
-            // the tpch connector names scale factor 0.1 "sf0.1" and 0.01 "tiny"
-            return scale;
-        }
-    }
 
     public static void main(String[] args)
             throws Exception
     {
-        Options options = Options.parse(args);
+        if (DemoOptions.wantsHelp(args)) {
+            System.out.println(DemoOptions.USAGE);
+            return;
+        }
+        DemoOptions options;
+        try {
+            options = DemoOptions.parse(args);
+        }
+        catch (IllegalArgumentException e) {
+            System.err.println("demo: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        DemoReport report = run(options);
+        if (!report.allMatch()) {
+            System.out.println("ERROR: some results differ from the stock hive catalog's (see the table above)");
+            System.exit(1);
+        }
+    }
+
+    /** Runs the whole demo; with {@code --serve} it does not return (Ctrl-C stops it). */
+    static DemoReport run(DemoOptions options)
+            throws InterruptedException
+    {
         ProjectLayout layout = new ProjectLayout(options.repo());
         long demoStart = System.nanoTime();
-        System.out.printf("Overdrive demo: HDFS (1 NameNode, 3 DataNodes) + Trino %s (coordinator + 2 workers), TPC-H %s, work dir %s%n" +
-                "Catalogs: overdrive = overdrive_hive with the page cache and soft affinity; hive = stock Hive over the same files%n%n",
-                ProjectLayout.TRINO_VERSION, options.scale(), options.work());
+        Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        System.out.printf("""
+                Overdrive demo: a data lake on this machine, stock Trino against Trino with Overdrive, side by side.
+                  storage:  HDFS (1 NameNode, 3 DataNodes), %s
+                  Trino:    %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
+                  data:     TPC-H %s in Parquet on HDFS
+                  workload: %d concurrent users, each with its own connection, %d TPC-H queries each; cold, then %d warm pass(es)%s
+                  catalogs: %s = stock Hive connector; %s = overdrive_hive with page cache, soft affinity, hedged reads, shared scans
+                  work dir: %s
 
-        step("1/4", "starting HDFS");
+                """, options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), options.users(), DemoQueries.ALL.size(), options.warmPasses(),
+                options.repetitions() > 1 ? ", all %d times".formatted(options.repetitions()) : "", STOCK, OVERDRIVE, options.work());
+
+        step("1/6", "starting HDFS");
         long start = System.nanoTime();
         try (HdfsCluster hdfs = HdfsCluster.start(layout, options.work().resolve("hdfs"), 3)) {
-            done(start, "HDFS at " + hdfs.nameNodeUri());
+            done(start, "NameNode at " + hdfs.nameNodeUri());
 
-            step("2/4", "starting Trino: coordinator + 2 workers, plugins installed from the packaged zips");
+            step("2/6", "starting Trino: coordinator + 2 workers");
             start = System.nanoTime();
-            Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/demo/metastore");
-            Map<String, String> overdrive = new LinkedHashMap<>(hive);
-            overdrive.put("cache.enabled", "true");
-            // relative to each server's working directory, so every worker has its own
-            overdrive.put("cache.base-directory", "cache");
-            overdrive.put("cache.max-size", "4GB");
-            // each file goes to (and is cached by) the same worker every time
-            overdrive.put("node-selection-strategy", "SOFT_AFFINITY");
             try (TrinoProcessCluster trino = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
                     .workers(2)
-                    .catalog("overdrive", "overdrive_hive", overdrive)
-                    .catalog("hive", "hive", hive)
+                    .catalog(STOCK, "hive", stockCatalog(hdfs))
+                    .catalog(OVERDRIVE, "overdrive_hive", overdriveCatalog(hdfs, options))
                     .catalog("tpch", "tpch", Map.of())
                     .start()) {
                 done(start, "coordinator at " + trino.coordinator().httpUri());
 
-                step("3/4", "loading TPC-H %s into Parquet and ORC tables on HDFS through overdrive_hive".formatted(options.scale()));
+                step("3/6", "loading TPC-H %s into Parquet tables on HDFS".formatted(options.scale()));
                 start = System.nanoTime();
-                load(trino, options.tpchSchema());
-                done(start, "loaded %s tables in %s formats".formatted(TABLES.size(), FORMATS.size()));
+                load(trino, options.scale());
+                done(start, "%d tables in %s.%s (the same files are %s.%s)".formatted(TABLES.size(), STOCK, SCHEMA, OVERDRIVE, SCHEMA));
 
-                step("4/4", "running %s queries per format, cold then warm, each checked against the stock hive catalog".formatted(DemoQueries.ALL.size()));
-                List<Result> results = runQueries(trino);
-                printTable(results);
-                System.out.printf("%nDemo finished in %.0fs.%n", seconds(demoStart));
-                boolean allMatch = results.stream().allMatch(Result::matchesHive);
-                if (!allMatch) {
-                    System.out.println("ERROR: some results differ from the stock hive catalog (see the table above)");
+                step("4/6", "reference results from stock hive, one run of each query per catalog to warm the JVMs");
+                start = System.nanoTime();
+                Map<String, List<List<Object>>> reference = reference(trino);
+                done(start, "%d reference results; Overdrive's cache flushed".formatted(reference.size()));
+
+                step("5/6", "making storage behave like a data lake: " + options.storage());
+                hdfs.setReadDelay(options.storageLatency());
+                if (options.storageBandwidth() > 0) {
+                    hdfs.setReadBandwidth(options.storageBandwidth());
+                }
+                else {
+                    hdfs.clearReadBandwidth();
+                }
+                if (!options.slowDataNode().isZero()) {
+                    hdfs.setSlowDataNode(0, Duration.ZERO, options.slowDataNode());
+                }
+                else {
+                    hdfs.clearSlowDataNode();
                 }
 
+                step("6/6", "%d users run the mix through each catalog, cold then warm".formatted(options.users()));
+                List<PhaseResult> results = runPhases(hdfs, trino, options, reference);
+
+                DemoReport report = new DemoReport(results, STOCK, OVERDRIVE);
+                String header = header(options, startedAt, seconds(demoStart));
+                String subtitle = "%s vs %s: %d users, TPC-H %s; storage %s".formatted(STOCK, OVERDRIVE, options.users(), options.scale(), options.storage());
+                Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
+                System.out.printf("%n%s%n%s%n", report.table(), report.verdict());
+                System.out.printf("""
+                        Storage bytes and requests: counted by the DataNodes as they serve them (metadata and footers included).
+                        Cache, hedge, coalescing and placement figures: Overdrive's MBeans on the Trino nodes, over JMX.
+                        Times are wall clock as each user's JDBC client saw them, on a shared 2-core machine: read them as
+                        indications; ./overdrive bench all repeats this scenario (docs/benchmarks.md).
+                        Report with charts: %s
+                        Demo finished in %.0fs.
+                        """, file, seconds(demoStart));
                 if (options.serve()) {
-                    serve(trino, hdfs);
+                    serve(trino, hdfs, options);
                 }
-                if (!allMatch) {
-                    System.exit(1);
-                }
+                return report;
             }
         }
     }
 
-    private static void load(TrinoProcessCluster trino, String tpchSchema)
+    private static Map<String, String> stockCatalog(HdfsCluster hdfs)
     {
-        for (String format : FORMATS) {
-            String schema = "overdrive.tpch_" + format.toLowerCase(Locale.ROOT);
-            trino.execute("DROP SCHEMA IF EXISTS %s CASCADE".formatted(schema));
-            trino.execute("CREATE SCHEMA %s".formatted(schema));
-            for (String table : TABLES) {
-                long start = System.nanoTime();
-                long rows = trino.execute("CREATE TABLE %s.%s WITH (format = '%s') AS SELECT * FROM tpch.\"%s\".%s".formatted(schema, table, format, tpchSchema, table));
-                System.out.printf("      %-8s %-9s %,10d rows  %5.1fs%n", format, table, rows, seconds(start));
+        Map<String, String> properties = HiveCatalogs.hiveOnHdfs(hdfs, "/demo/metastore");
+        // the demo's metastore is Trino's file metastore on the same slow storage; a lake's Hive metastore would not be
+        // behind the DataNodes, so both catalogs keep its metadata in memory, as Trino can
+        properties.put("hive.metastore-cache-ttl", "10m");
+        return properties;
+    }
+
+    /** The stock catalog's properties plus every Overdrive feature, as an operator would set them for this storage. */
+    static Map<String, String> overdriveCatalog(HdfsCluster hdfs, DemoOptions options)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(stockCatalog(hdfs));
+        properties.put("cache.enabled", "true");
+        // relative to each server's working directory, so every worker has its own
+        properties.put("cache.base-directory", "cache");
+        properties.put("cache.max-size", "4GB");
+        // pages reach the cache disk in the background, so a cold read does not wait for the write
+        properties.put("cache.async-write-enabled", "true");
+        // each file is cached by one of the two workers, which then gets its splits: the cluster reads a file once
+        properties.put("node-selection-strategy", "SOFT_AFFINITY");
+        properties.put("node-selection.preferred-hosts-count", "1");
+        // a read that takes twice the storage's usual latency is hedged (at least 20 ms); up to half of the reads may be
+        // hedged, since one replica in three is slow here
+        long threshold = Math.max(20, 2 * options.storageLatency().toMillis());
+        properties.putAll(HiveCatalogs.withHedgedReads(Map.of(), 32, "WRAPPER", threshold + "ms", "0.5"));
+        // shared scans and read-ahead are on by default with the page cache
+        return properties;
+    }
+
+    private static void load(TrinoProcessCluster trino, String scale)
+    {
+        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, SCHEMA));
+        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, SCHEMA));
+        for (String table : TABLES) {
+            long start = System.nanoTime();
+            long rows = trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"%s\".%s".formatted(STOCK, SCHEMA, table, scale, table));
+            System.out.printf("      %-9s %,10d rows  %5.1fs%n", table, rows, seconds(start));
+        }
+    }
+
+    // the reference rows come from stock hive; each query also runs once through Overdrive, so that both plugins'
+    // code is compiled before anything is timed, then Overdrive's cache is emptied
+    private static Map<String, List<List<Object>>> reference(TrinoProcessCluster trino)
+    {
+        Map<String, List<List<Object>>> reference = new LinkedHashMap<>();
+        for (DemoQueries.Query query : DemoQueries.ALL) {
+            List<List<Object>> rows = trino.query(query.sql(STOCK + "." + SCHEMA));
+            reference.put(query.name(), rows);
+            if (!ResultRows.same(trino.query(query.sql(OVERDRIVE + "." + SCHEMA)), rows)) {
+                System.out.printf("      %s: overdrive's rows differ from stock hive's%n", query.name());
             }
         }
+        flush(trino);
+        return reference;
     }
 
-    record Result(String query, String format, long rows, double hiveSeconds, double coldSeconds, double warmSeconds, CacheBytes cold, CacheBytes warm, boolean matchesHive) {}
-
-    /** Bytes Overdrive's readers got from the workers' caches and from HDFS during one run, summed over the workers. */
-    record CacheBytes(long fromCache, long fromRemote)
+    private static List<PhaseResult> runPhases(HdfsCluster hdfs, TrinoProcessCluster trino, DemoOptions options, Map<String, List<List<Object>>> reference)
+            throws InterruptedException
     {
-        static final String MBEANS = "io.overdrive.cache.stats:type=PageCacheStats,*";
-
-        static CacheBytes read(TrinoProcessCluster trino)
-        {
-            return new CacheBytes(trino.sumOverWorkers(MBEANS, "BytesFromCache"), trino.sumOverWorkers(MBEANS, "BytesFromRemote"));
-        }
-
-        CacheBytes minus(CacheBytes earlier)
-        {
-            return new CacheBytes(fromCache - earlier.fromCache, fromRemote - earlier.fromRemote);
-        }
-
-        double cacheShare()
-        {
-            long total = fromCache + fromRemote;
-            return total == 0 ? 0 : 100.0 * fromCache / total;
-        }
-    }
-
-    private static List<Result> runQueries(TrinoProcessCluster trino)
-    {
-        List<Result> results = new ArrayList<>();
-        for (String format : FORMATS) {
-            String schema = "tpch_" + format.toLowerCase(Locale.ROOT);
-            for (DemoQueries.Query query : DemoQueries.ALL) {
-                String overdriveSql = query.sql("overdrive." + schema);
-                CacheBytes start = CacheBytes.read(trino);
-                long startNanos = System.nanoTime();
-                List<List<Object>> cold = trino.query(overdriveSql);
-                double coldSeconds = seconds(startNanos);
-                CacheBytes afterCold = CacheBytes.read(trino);
-                startNanos = System.nanoTime();
-                List<List<Object>> warm = trino.query(overdriveSql);
-                double warmSeconds = seconds(startNanos);
-                CacheBytes afterWarm = CacheBytes.read(trino);
-                // the stock connector last, so that it meets the same warm OS and HDFS as Overdrive's warm run
-                startNanos = System.nanoTime();
-                List<List<Object>> stock = trino.query(query.sql("hive." + schema));
-                double hiveSeconds = seconds(startNanos);
-                boolean matches = ResultRows.same(cold, stock) && ResultRows.same(warm, stock);
-                Result result = new Result(query.name(), format, cold.size(), hiveSeconds, coldSeconds, warmSeconds, afterCold.minus(start), afterWarm.minus(afterCold), matches);
-                System.out.printf("      %-5s %-8s %,6d rows  hive %5.2fs  overdrive cold %5.2fs  warm %5.2fs (%3.0f%% of bytes from cache)  %s%n",
-                        query.name(), format, cold.size(), hiveSeconds, coldSeconds, warmSeconds, result.warm().cacheShare(), matches ? "same as hive" : "DIFFERS FROM HIVE");
-                results.add(result);
+        ConcurrentUsers users = new ConcurrentUsers(trino, options.users(), DemoQueries.ALL, reference);
+        List<PhaseResult> results = new ArrayList<>();
+        for (int repetition = 1; repetition <= options.repetitions(); repetition++) {
+            // alternate which catalog goes first, so that neither always meets the other's leftovers
+            List<String> order = repetition % 2 == 1 ? List.of(STOCK, OVERDRIVE) : List.of(OVERDRIVE, STOCK);
+            String round = options.repetitions() > 1 ? " (repetition %d of %d)".formatted(repetition, options.repetitions()) : "";
+            for (PhaseResult.Phase phase : PhaseResult.Phase.values()) {
+                for (String catalog : order) {
+                    if (phase == COLD && catalog.equals(OVERDRIVE)) {
+                        flush(trino);
+                    }
+                    settle(trino);
+                    String label = "%s %s%s".formatted(catalog, phase.label(), round);
+                    ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
+                    long start = System.nanoTime();
+                    List<ConcurrentUsers.QueryRun> runs = users.run(label, catalog + "." + SCHEMA, phase == COLD ? 1 : options.warmPasses());
+                    long wallMillis = (System.nanoTime() - start) / 1_000_000;
+                    settle(trino);
+                    PhaseResult result = new PhaseResult(catalog, phase, repetition, runs, wallMillis, ClusterCounters.read(hdfs, trino, catalog).minus(before));
+                    results.add(result);
+                    PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
+                    System.out.printf("      %-9s %-5s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", catalog, phase.label(), runs.size(), wallMillis / 1000.0,
+                            summary.p50(), summary.p95(), DemoReport.bytes(result.counters().remoteBytes()),
+                            summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK HIVE %s".formatted(summary.mismatches(), summary.errors()));
+                }
             }
         }
         return results;
     }
 
-    private static void printTable(List<Result> results)
+    private static void flush(TrinoProcessCluster trino)
     {
-        System.out.println();
-        System.out.println("| query | format  |   rows | hive (s) | overdrive cold (s) | overdrive warm (s) | warm bytes from cache | same rows as hive |");
-        System.out.println("|-------|---------|-------:|---------:|-------------------:|-------------------:|----------------------:|-------------------|");
-        for (Result result : results) {
-            System.out.printf("| %-5s | %-7s | %,6d | %8.2f | %18.2f | %18.2f | %20.0f%% | %-17s |%n", result.query(), result.format(), result.rows(),
-                    result.hiveSeconds(), result.coldSeconds(), result.warmSeconds(), result.warm().cacheShare(), result.matchesHive() ? "yes" : "NO");
-        }
-        for (String format : FORMATS) {
-            List<Result> rows = results.stream().filter(result -> result.format().equals(format)).toList();
-            CacheBytes warm = rows.stream().map(Result::warm).reduce(new CacheBytes(0, 0), (a, b) -> new CacheBytes(a.fromCache() + b.fromCache(), a.fromRemote() + b.fromRemote()));
-            System.out.printf("| total | %-7s |        | %8.2f | %18.2f | %18.2f | %20.0f%% |                   |%n", format,
-                    rows.stream().mapToDouble(Result::hiveSeconds).sum(), rows.stream().mapToDouble(Result::coldSeconds).sum(), rows.stream().mapToDouble(Result::warmSeconds).sum(), warm.cacheShare());
-        }
-        long coldRemote = results.stream().mapToLong(result -> result.cold().fromRemote()).sum();
-        long warmRemote = results.stream().mapToLong(result -> result.warm().fromRemote()).sum();
-        System.out.printf("%nRemote (HDFS) bytes read by overdrive_hive: cold %,d, warm %,d (%.0f%% less). Read from the workers' PageCacheStats MBeans over JMX.%n",
-                coldRemote, warmRemote, coldRemote == 0 ? 0 : 100.0 * (coldRemote - warmRemote) / coldRemote);
-        System.out.println("Times are single runs on a shared 2-core machine: read them as indications; docs/benchmarks.md has repeated measurements.");
+        settle(trino);
+        trino.query("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(OVERDRIVE));
     }
 
-    private static void serve(TrinoProcessCluster trino, HdfsCluster hdfs)
+    // read-ahead may still be fetching pages after the queries are done; they belong to no phase, so wait for them
+    private static void settle(TrinoProcessCluster trino)
+    {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (trino.sumOverWorkers("io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(OVERDRIVE), "PagesInFlight") > 0 && System.nanoTime() < deadline) {
+            sleepUninterruptibly(100, MILLISECONDS);
+        }
+    }
+
+    private static String header(DemoOptions options, Instant startedAt, double seconds)
+    {
+        return """
+                # Overdrive demo report
+
+                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: %s users, TPC-H %s (Parquet), %d warm pass(es), %d repetition(s).
+                Storage: HDFS, 3 DataNodes on loopback, replication 3; %s.
+                Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
+
+                Catalogs: `%s` = stock Hive connector (the anchor); `%s` = `overdrive_hive`, same metastore and files, with the page
+                cache, soft affinity (one preferred worker per file), hedged reads and shared scans on. Both keep metastore metadata
+                in memory (`hive.metastore-cache-ttl`). Cold: Overdrive's cache flushed on every worker, each user runs the mix once;
+                warm: the passes after it. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
+                """.formatted(startedAt, seconds, options.users(), options.scale(), options.warmPasses(), options.repetitions(), options.storage(),
+                ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                System.getProperty("java.runtime.version"), STOCK, OVERDRIVE);
+    }
+
+    private static void serve(TrinoProcessCluster trino, HdfsCluster hdfs, DemoOptions options)
             throws InterruptedException
     {
         int port = trino.coordinator().httpPort();
+        Path connection = options.work().resolve("cluster.properties");
+        try {
+            Files.writeString(connection, "server=http://127.0.0.1:%d%ncatalog=%s%nschema=%s%n".formatted(port, OVERDRIVE, SCHEMA));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> connection.toFile().delete()));
+        boolean defaultWork = options.work().equals(options.repo().resolve(".demo"));
         System.out.printf("""
 
-                The cluster stays up until you press Ctrl-C.
-                  Web UI:   http://127.0.0.1:%1$d/ui/  (any user name)
-                  JDBC:     %2$s?user=demo
-                  CLI:      trino --server http://127.0.0.1:%1$d --catalog overdrive --schema tpch_parquet
-                  HDFS:     %3$s  (NameNode)
-                  Catalogs: overdrive (overdrive_hive), hive (stock), tpch
-                  Logs:     %4$s
-                """, port, trino.jdbcUrl(), hdfs.nameNodeUri(), trino.coordinator().home().getParent());
+                The cluster stays up, storage still slow (%s), until you press Ctrl-C.
+                  Trino CLI: %s   (in another terminal; trino-cli 476 from Maven Central, same client protocol as 483)
+                  Web UI:    http://127.0.0.1:%d/ui/  (any user name)
+                  JDBC:      %s?user=demo
+                  Catalogs:  %s (stock Hive), %s (overdrive_hive), tpch; tables in schema %s, e.g. SELECT count(*) FROM %s.%s.lineitem
+                  JMX:       %s  (Overdrive's MBeans: io.overdrive.*, e.g. with jconsole)
+                  HDFS:      %s  (NameNode)
+                  Logs:      %s
+                """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, OVERDRIVE, SCHEMA,
+                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent());
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();
+    }
+
+    private static String jmxPorts(TrinoProcessCluster trino)
+    {
+        return String.join(", ", trino.nodes().stream().map(node -> "%s 127.0.0.1:%d".formatted(node.name(), node.jmxPort())).toList());
     }
 
     private static void step(String number, String text)

@@ -90,6 +90,39 @@ public final class ChildProcess
         }
     }
 
+    /** The log's length in bytes now: pass it to {@link #logSince} to see only what the process writes after this. */
+    public long logLength()
+    {
+        try {
+            return Files.size(logFile);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * What the process has logged from {@code offset} (a {@link #logLength}) on. Unlike a tail, a line written after
+     * the offset stays in view however much the process logs after it.
+     */
+    public String logSince(long offset)
+    {
+        try (var channel = java.nio.channels.FileChannel.open(logFile)) {
+            long length = channel.size();
+            if (length <= offset) {
+                return "";
+            }
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(Math.toIntExact(length - offset));
+            while (buffer.hasRemaining() && channel.read(buffer, offset + buffer.position()) > 0) {
+                // read until the snapshot's end
+            }
+            return new String(buffer.array(), 0, buffer.position(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public void sendLine(String line)
     {
         try {

@@ -161,8 +161,8 @@ public final class HdfsCluster
 
     private long answer(String command)
     {
-        String numbered = apply(command);
-        Matcher matcher = Pattern.compile(Pattern.quote("answer " + numbered + " = ") + "(\\d+)").matcher(process.logTail(200));
+        Applied applied = apply(command);
+        Matcher matcher = Pattern.compile(Pattern.quote("answer " + applied.command() + " = ") + "(\\d+)").matcher(process.logSince(applied.logOffset()));
         if (!matcher.find()) {
             throw new IllegalStateException("HDFS did not answer '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
         }
@@ -206,20 +206,25 @@ public final class HdfsCluster
         apply("fail-reads " + (fail ? "on" : "off"));
     }
 
-    // the server echoes "applied <command>" once it has; the sequence number tells this command from an earlier same one
-    private synchronized String apply(String command)
+    private record Applied(String command, long logOffset) {}
+
+    // the server echoes "applied <command>" once it has; the sequence number tells this command from an earlier same
+    // one. The log is searched from where it was when the command was sent, not in a tail: a DataNode can log long
+    // stack traces (a reader that hung up) right after the echo
+    private synchronized Applied apply(String command)
     {
         String numbered = command + " #" + (++commands);
+        long offset = process.logLength();
         process.sendLine(numbered);
         String applied = "applied " + numbered;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!process.logTail(40).contains(applied)) {
+        while (!process.logSince(offset).contains(applied)) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("HDFS did not apply '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
             }
             sleepUninterruptibly(50, MILLISECONDS);
         }
-        return numbered;
+        return new Applied(numbered, offset);
     }
 
     public ChildProcess process()

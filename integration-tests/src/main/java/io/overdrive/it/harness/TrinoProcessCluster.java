@@ -257,15 +257,33 @@ public final class TrinoProcessCluster
     public Connection connect()
             throws SQLException
     {
+        return connect("overdrive");
+    }
+
+    /** A JDBC connection to the coordinator as {@code user}. */
+    public Connection connect(String user)
+            throws SQLException
+    {
         Properties properties = new Properties();
-        properties.setProperty("user", "overdrive");
+        properties.setProperty("user", user);
         return DriverManager.getConnection(jdbcUrl(), properties);
     }
 
     /** Runs a query and returns its rows as lists of column values (JDBC objects). */
     public List<List<Object>> query(String sql)
     {
-        try (Connection connection = connect(); Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
+        try (Connection connection = connect()) {
+            return query(connection, sql);
+        }
+        catch (SQLException e) {
+            throw new RuntimeException("Query failed: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Runs a query on an open connection and returns its rows as lists of column values (JDBC objects). */
+    public static List<List<Object>> query(Connection connection, String sql)
+    {
+        try (Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
             int columns = resultSet.getMetaData().getColumnCount();
             List<List<Object>> rows = new ArrayList<>();
             while (resultSet.next()) {

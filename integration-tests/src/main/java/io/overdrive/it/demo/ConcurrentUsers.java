@@ -1,0 +1,123 @@
+package io.overdrive.it.demo;
+
+import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.TrinoProcessCluster;
+
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Users running the query mix at the same time, each a thread with its own connection, each starting the mix at a
+ * different query (user {@code u} of {@code n} starts {@code u/n} of the way in), so that they overlap on tables but
+ * rarely run the same query together. Every result is compared with the reference rows; a failed query is recorded,
+ * not thrown, so one bad answer does not hide the others.
+ */
+final class ConcurrentUsers
+{
+    /** One query run by one user: how long it took (as the client saw it) and whether its rows were the reference's. */
+    record QueryRun(int user, String query, long millis, boolean matches, String error)
+    {
+        QueryRun
+        {
+            requireNonNull(query, "query is null");
+        }
+    }
+
+    private final TrinoProcessCluster trino;
+    private final int users;
+    private final List<DemoQueries.Query> queries;
+    private final Map<String, List<List<Object>>> reference;
+
+    ConcurrentUsers(TrinoProcessCluster trino, int users, List<DemoQueries.Query> queries, Map<String, List<List<Object>>> reference)
+    {
+        this.trino = requireNonNull(trino, "trino is null");
+        this.users = users;
+        this.queries = List.copyOf(queries);
+        this.reference = Map.copyOf(reference);
+    }
+
+    /**
+     * Every user runs the mix {@code passes} times over {@code schema} (for example {@code hive.lake}); returns the
+     * runs once all are done, printing a progress line every few seconds under {@code label}.
+     */
+    List<QueryRun> run(String label, String schema, int passes)
+            throws InterruptedException
+    {
+        int total = users * passes * queries.size();
+        AtomicInteger done = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService executor = Executors.newFixedThreadPool(users, runnable -> {
+            Thread thread = new Thread(runnable, "demo-user");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            List<Future<List<QueryRun>>> futures = new ArrayList<>();
+            for (int user = 0; user < users; user++) {
+                int id = user;
+                futures.add(executor.submit(() -> {
+                    start.await();
+                    return runUser(id, schema, passes, done);
+                }));
+            }
+            long startNanos = System.nanoTime();
+            start.countDown();
+            List<QueryRun> runs = new ArrayList<>();
+            for (Future<List<QueryRun>> future : futures) {
+                while (true) {
+                    try {
+                        runs.addAll(future.get(5, TimeUnit.SECONDS));
+                        break;
+                    }
+                    catch (java.util.concurrent.TimeoutException e) {
+                        System.out.printf("      %s: %d/%d queries done, %.0fs%n", label, done.get(), total, (System.nanoTime() - startNanos) / 1e9);
+                    }
+                    catch (java.util.concurrent.ExecutionException e) {
+                        throw new IllegalStateException("a demo user failed", e.getCause());
+                    }
+                }
+            }
+            return runs;
+        }
+        finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private List<QueryRun> runUser(int user, String schema, int passes, AtomicInteger done)
+            throws Exception
+    {
+        List<QueryRun> runs = new ArrayList<>();
+        int offset = user * queries.size() / users;
+        try (Connection connection = trino.connect("user-" + (user + 1))) {
+            for (int pass = 0; pass < passes; pass++) {
+                for (int i = 0; i < queries.size(); i++) {
+                    DemoQueries.Query query = queries.get((offset + i) % queries.size());
+                    long startNanos = System.nanoTime();
+                    String error = null;
+                    boolean matches;
+                    try {
+                        matches = ResultRows.same(TrinoProcessCluster.query(connection, query.sql(schema)), reference.get(query.name()));
+                    }
+                    catch (RuntimeException e) {
+                        matches = false;
+                        error = e.getMessage();
+                    }
+                    runs.add(new QueryRun(user, query.name(), (System.nanoTime() - startNanos) / 1_000_000, matches, error));
+                    done.incrementAndGet();
+                }
+            }
+        }
+        return runs;
+    }
+}

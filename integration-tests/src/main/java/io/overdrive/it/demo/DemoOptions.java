@@ -1,0 +1,171 @@
+package io.overdrive.it.demo;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What {@code ./overdrive demo} (and {@code ./overdrive bench all}) run: the data-lake-like storage, the users, the
+ * repetitions and where the report goes. Every option has a default chosen so that the demo takes about 6 minutes on
+ * 2 cores.
+ */
+record DemoOptions(
+        Path repo,
+        Path work,
+        Path report,
+        String scale,
+        int users,
+        Duration storageLatency,
+        long storageBandwidth,
+        Duration slowDataNode,
+        int warmPasses,
+        int repetitions,
+        boolean serve)
+{
+    static final String USAGE = """
+            usage: ./overdrive demo [options]
+              --storage-latency D   every DataNode waits D before each block read request, as object storage answers
+                                    (default 15ms; 0 or off: loopback speed)
+              --storage-bandwidth B all DataNodes together send at most B per second, shared by every reader, as the
+                                    cluster's share of a lake's throughput, e.g. 64MB (default off: loopback speed)
+              --slow-datanode D     one DataNode (of 3) waits a further random 0..D per request, as a node with a bad
+                                    disk or link (default 1000ms; 0 or off: all healthy)
+              --users N             concurrent users, each with its own connection, running the TPC-H mix (default 4)
+              --scale S             TPC-H scale: tiny, sf0.1 or sf1 (default sf0.1)
+              --warm-passes N       warm passes of the mix per user and catalog (default 2)
+              --repetitions N       repeat cold + warm N times, flushing Overdrive's cache in between (default 1)
+              --report DIR          where the report and its charts go (default .demo/report)
+              --work DIR            work directory for HDFS and Trino (default .demo)
+              --serve               keep the cluster up afterwards for ./overdrive cli and the web UI, until Ctrl-C
+            Durations: 15ms, 2s.""";
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s)");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)(mb|gb)");
+
+    DemoOptions
+    {
+        requireNonNull(repo, "repo is null");
+        requireNonNull(work, "work is null");
+        requireNonNull(report, "report is null");
+        requireNonNull(scale, "scale is null");
+        requireNonNull(storageLatency, "storageLatency is null");
+        requireNonNull(slowDataNode, "slowDataNode is null");
+        if (!List.of("tiny", "sf0.1", "sf1").contains(scale)) {
+            throw new IllegalArgumentException("--scale must be tiny, sf0.1 or sf1, not " + scale);
+        }
+        if (users < 1 || users > 64) {
+            throw new IllegalArgumentException("--users must be between 1 and 64, not " + users);
+        }
+        if (storageBandwidth < 0) {
+            throw new IllegalArgumentException("--storage-bandwidth must not be negative");
+        }
+        if (warmPasses < 1 || repetitions < 1) {
+            throw new IllegalArgumentException("--warm-passes and --repetitions must be at least 1");
+        }
+    }
+
+    static DemoOptions parse(String... args)
+    {
+        Path repo = Path.of(".");
+        Path work = null;
+        Path report = null;
+        String scale = "sf0.1";
+        int users = 4;
+        Duration storageLatency = Duration.ofMillis(15);
+        long storageBandwidth = 0;
+        Duration slowDataNode = Duration.ofMillis(1000);
+        int warmPasses = 2;
+        int repetitions = 1;
+        boolean serve = false;
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            switch (option) {
+                case "--repo" -> repo = Path.of(value(args, ++i, option));
+                case "--work" -> work = Path.of(value(args, ++i, option));
+                case "--report" -> report = Path.of(value(args, ++i, option));
+                case "--scale" -> scale = value(args, ++i, option);
+                case "--users" -> users = integer(value(args, ++i, option), option);
+                case "--storage-latency" -> storageLatency = duration(value(args, ++i, option), option);
+                case "--storage-bandwidth" -> storageBandwidth = bandwidth(value(args, ++i, option), option);
+                case "--slow-datanode" -> slowDataNode = duration(value(args, ++i, option), option);
+                case "--warm-passes" -> warmPasses = integer(value(args, ++i, option), option);
+                case "--repetitions" -> repetitions = integer(value(args, ++i, option), option);
+                case "--serve" -> serve = true;
+                default -> throw new IllegalArgumentException("unknown option '%s'\n%s".formatted(option, USAGE));
+            }
+        }
+        repo = repo.toAbsolutePath().normalize();
+        work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
+        report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
+        return new DemoOptions(repo, work, report, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, repetitions, serve);
+    }
+
+    static boolean wantsHelp(String... args)
+    {
+        return List.of(args).contains("--help") || List.of(args).contains("-h");
+    }
+
+    /** The storage in a line: "15 ms per block read request, unlimited bandwidth, DataNode 0 a further random 0-1000 ms". */
+    String storage()
+    {
+        String latency = storageLatency.isZero() ? "no added latency" : storageLatency.toMillis() + " ms per block read request";
+        String bandwidth = storageBandwidth == 0 ? "unlimited bandwidth" : "%d MB/s in all".formatted(storageBandwidth >> 20);
+        String slow = slowDataNode.isZero() ? "no slow DataNode" : "DataNode 0 a further random 0-%d ms".formatted(slowDataNode.toMillis());
+        return latency + ", " + bandwidth + ", " + slow;
+    }
+
+    private static String value(String[] args, int index, String option)
+    {
+        if (index >= args.length) {
+            throw new IllegalArgumentException("%s needs a value\n%s".formatted(option, USAGE));
+        }
+        return args[index];
+    }
+
+    private static int integer(String value, String option)
+    {
+        try {
+            return Integer.parseInt(value);
+        }
+        catch (NumberFormatException e) {
+            throw new IllegalArgumentException("%s must be a whole number, not '%s'".formatted(option, value));
+        }
+    }
+
+    // bytes per second, 0 for off; MB and GB are binary (as Airlift's DataSize)
+    static long bandwidth(String value, String option)
+    {
+        String text = value.strip().toLowerCase(Locale.ROOT);
+        if (text.equals("off") || text.equals("0")) {
+            return 0;
+        }
+        Matcher matcher = SIZE.matcher(text);
+        if (!matcher.matches() || Long.parseLong(matcher.group(1)) == 0) {
+            throw new IllegalArgumentException("%s must be a size per second such as 64MB or 1GB, or off, not '%s'".formatted(option, value));
+        }
+        return Long.parseLong(matcher.group(1)) << (matcher.group(2).equals("mb") ? 20 : 30);
+    }
+
+    static Duration duration(String value, String option)
+    {
+        String text = value.strip().toLowerCase(Locale.ROOT);
+        if (text.equals("off") || text.equals("0")) {
+            return Duration.ZERO;
+        }
+        Matcher matcher = DURATION.matcher(text);
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException("%s must be a duration such as 15ms or 2s, or off, not '%s'".formatted(option, value));
+        }
+        long amount = Long.parseLong(matcher.group(1));
+        Duration duration = matcher.group(2).equals("ms") ? Duration.ofMillis(amount) : Duration.ofSeconds(amount);
+        if (duration.compareTo(Duration.ofSeconds(10)) > 0) {
+            throw new IllegalArgumentException("%s must be at most 10s, not '%s'".formatted(option, value));
+        }
+        return duration;
+    }
+}

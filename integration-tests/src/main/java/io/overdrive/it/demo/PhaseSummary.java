@@ -1,0 +1,94 @@
+package io.overdrive.it.demo;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/** One catalog's phase over every repetition: query time percentiles (nearest rank), totals and counters. */
+record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, long wallMillis, ClusterCounters counters, int mismatches, List<String> errors)
+{
+    PhaseSummary
+    {
+        requireNonNull(catalog, "catalog is null");
+        requireNonNull(phase, "phase is null");
+        millis = millis.stream().sorted().toList();
+        requireNonNull(counters, "counters is null");
+        errors = List.copyOf(errors);
+    }
+
+    /** The summaries in catalog order, then cold before warm, of {@code results}. */
+    static List<PhaseSummary> of(List<PhaseResult> results, List<String> catalogs)
+    {
+        Map<String, List<PhaseResult>> groups = new LinkedHashMap<>();
+        for (String catalog : catalogs) {
+            for (PhaseResult.Phase phase : PhaseResult.Phase.values()) {
+                groups.put(catalog + "/" + phase, new ArrayList<>());
+            }
+        }
+        for (PhaseResult result : results) {
+            requireNonNull(groups.get(result.catalog() + "/" + result.phase()), () -> "unknown catalog " + result.catalog()).add(result);
+        }
+        List<PhaseSummary> summaries = new ArrayList<>();
+        for (List<PhaseResult> group : groups.values()) {
+            if (group.isEmpty()) {
+                continue;
+            }
+            List<ConcurrentUsers.QueryRun> runs = group.stream().flatMap(result -> result.runs().stream()).toList();
+            summaries.add(new PhaseSummary(
+                    group.getFirst().catalog(),
+                    group.getFirst().phase(),
+                    runs.stream().map(ConcurrentUsers.QueryRun::millis).toList(),
+                    group.stream().mapToLong(PhaseResult::wallMillis).sum(),
+                    group.stream().map(PhaseResult::counters).reduce(ClusterCounters.ZERO, ClusterCounters::plus),
+                    (int) runs.stream().filter(run -> !run.matches()).count(),
+                    runs.stream().map(ConcurrentUsers.QueryRun::error).filter(java.util.Objects::nonNull).distinct().toList()));
+        }
+        return summaries;
+    }
+
+    /** The summary of {@code catalog}'s {@code phase}, which must exist. */
+    static PhaseSummary find(List<PhaseSummary> summaries, String catalog, PhaseResult.Phase phase)
+    {
+        return summaries.stream()
+                .filter(summary -> summary.catalog().equals(catalog) && summary.phase() == phase)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no %s %s phase".formatted(catalog, phase)));
+    }
+
+    long p50()
+    {
+        return percentile(millis, 50);
+    }
+
+    long p95()
+    {
+        return percentile(millis, 95);
+    }
+
+    long totalQueryMillis()
+    {
+        return millis.stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Nearest-rank percentile of sorted values: the smallest value with at least {@code percent}% of the values at or below it. */
+    static long percentile(List<Long> sorted, double percent)
+    {
+        if (sorted.isEmpty()) {
+            throw new IllegalArgumentException("no values");
+        }
+        if (!isSorted(sorted)) {
+            throw new IllegalArgumentException("values are not sorted");
+        }
+        int rank = (int) Math.ceil(percent / 100 * sorted.size());
+        return sorted.get(Math.max(rank, 1) - 1);
+    }
+
+    private static boolean isSorted(List<Long> values)
+    {
+        return values.stream().sorted(Comparator.naturalOrder()).toList().equals(values);
+    }
+}

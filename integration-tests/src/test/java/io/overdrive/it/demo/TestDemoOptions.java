@@ -1,0 +1,78 @@
+package io.overdrive.it.demo;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+final class TestDemoOptions
+{
+    @Test
+    void defaultsDescribeADataLake()
+    {
+        DemoOptions options = DemoOptions.parse("--repo", "/tmp/repo");
+        assertThat(options.repo()).isEqualTo(Path.of("/tmp/repo"));
+        assertThat(options.work()).isEqualTo(Path.of("/tmp/repo/.demo"));
+        assertThat(options.report()).isEqualTo(Path.of("/tmp/repo/.demo/report"));
+        assertThat(options.scale()).isEqualTo("sf0.1");
+        assertThat(options.users()).isEqualTo(4);
+        assertThat(options.storageLatency()).isEqualTo(Duration.ofMillis(15));
+        assertThat(options.slowDataNode()).isEqualTo(Duration.ofMillis(1000));
+        assertThat(options.storageBandwidth()).isZero();
+        assertThat(options.warmPasses()).isEqualTo(2);
+        assertThat(options.repetitions()).isEqualTo(1);
+        assertThat(options.serve()).isFalse();
+        assertThat(options.storage()).isEqualTo("15 ms per block read request, unlimited bandwidth, DataNode 0 a further random 0-1000 ms");
+    }
+
+    @Test
+    void everyOptionCanBeChangedOrSwitchedOff()
+    {
+        DemoOptions options = DemoOptions.parse("--repo", "/r", "--work", "/w", "--report", "/out", "--scale", "tiny", "--users", "8",
+                "--storage-latency", "off", "--storage-bandwidth", "64MB", "--slow-datanode", "0", "--warm-passes", "3", "--repetitions", "2", "--serve");
+        assertThat(options.work()).isEqualTo(Path.of("/w"));
+        assertThat(options.report()).isEqualTo(Path.of("/out"));
+        assertThat(options.scale()).isEqualTo("tiny");
+        assertThat(options.users()).isEqualTo(8);
+        assertThat(options.storageLatency()).isZero();
+        assertThat(options.slowDataNode()).isZero();
+        assertThat(options.warmPasses()).isEqualTo(3);
+        assertThat(options.repetitions()).isEqualTo(2);
+        assertThat(options.serve()).isTrue();
+        assertThat(options.storageBandwidth()).isEqualTo(64L << 20);
+        assertThat(options.storage()).isEqualTo("no added latency, 64 MB/s in all, no slow DataNode");
+        assertThat(DemoOptions.parse("--storage-bandwidth", "1GB").storageBandwidth()).isEqualTo(1L << 30);
+        assertThat(DemoOptions.parse("--storage-latency", "2s").storageLatency()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void badValuesNameTheOptionAndTheFix()
+    {
+        assertThatThrownBy(() -> DemoOptions.parse("--storage-latency", "15"))
+                .hasMessage("--storage-latency must be a duration such as 15ms or 2s, or off, not '15'");
+        assertThatThrownBy(() -> DemoOptions.parse("--slow-datanode", "1m"))
+                .hasMessageContaining("--slow-datanode must be a duration");
+        assertThatThrownBy(() -> DemoOptions.parse("--slow-datanode", "11s"))
+                .hasMessage("--slow-datanode must be at most 10s, not '11s'");
+        assertThatThrownBy(() -> DemoOptions.parse("--storage-bandwidth", "64"))
+                .hasMessage("--storage-bandwidth must be a size per second such as 64MB or 1GB, or off, not '64'");
+        assertThatThrownBy(() -> DemoOptions.parse("--users", "many"))
+                .hasMessage("--users must be a whole number, not 'many'");
+        assertThatThrownBy(() -> DemoOptions.parse("--users", "0"))
+                .hasMessage("--users must be between 1 and 64, not 0");
+        assertThatThrownBy(() -> DemoOptions.parse("--scale", "sf100"))
+                .hasMessage("--scale must be tiny, sf0.1 or sf1, not sf100");
+        assertThatThrownBy(() -> DemoOptions.parse("--warm-passes", "0"))
+                .hasMessage("--warm-passes and --repetitions must be at least 1");
+        assertThatThrownBy(() -> DemoOptions.parse("--users"))
+                .hasMessageStartingWith("--users needs a value");
+        assertThatThrownBy(() -> DemoOptions.parse("--format", "orc"))
+                .hasMessageStartingWith("unknown option '--format'")
+                .hasMessageContaining("--storage-latency D");
+        assertThat(DemoOptions.wantsHelp("--users", "2", "--help")).isTrue();
+        assertThat(DemoOptions.wantsHelp("--users", "2")).isFalse();
+    }
+}
