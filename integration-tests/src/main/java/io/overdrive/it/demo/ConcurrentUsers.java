@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.util.Objects.requireNonNull;
@@ -79,10 +81,10 @@ final class ConcurrentUsers
                         runs.addAll(future.get(5, TimeUnit.SECONDS));
                         break;
                     }
-                    catch (java.util.concurrent.TimeoutException e) {
+                    catch (TimeoutException e) {
                         System.out.printf("      %s: %d/%d queries done, %.0fs%n", label, done.get(), total, (System.nanoTime() - startNanos) / 1e9);
                     }
-                    catch (java.util.concurrent.ExecutionException e) {
+                    catch (ExecutionException e) {
                         throw new IllegalStateException("a demo user failed", e.getCause());
                     }
                 }

@@ -1,6 +1,7 @@
 package io.overdrive.it.demo;
 
 import java.util.List;
+import java.util.Locale;
 
 import static java.util.Objects.requireNonNull;
 
@@ -16,7 +17,7 @@ record PhaseResult(String catalog, Phase phase, int repetition, List<ConcurrentU
 
         String label()
         {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import static java.util.Objects.requireNonNull;
 
@@ -45,7 +46,7 @@ record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, 
                     group.stream().mapToLong(PhaseResult::wallMillis).sum(),
                     group.stream().map(PhaseResult::counters).reduce(ClusterCounters.ZERO, ClusterCounters::plus),
                     (int) runs.stream().filter(run -> !run.matches()).count(),
-                    runs.stream().map(ConcurrentUsers.QueryRun::error).filter(java.util.Objects::nonNull).distinct().toList()));
+                    runs.stream().map(ConcurrentUsers.QueryRun::error).filter(Objects::nonNull).distinct().toList()));
         }
         return summaries;
     }

@@ -3,12 +3,15 @@ package io.overdrive.it.harness;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -107,16 +110,16 @@ public final class ChildProcess
      */
     public String logSince(long offset)
     {
-        try (var channel = java.nio.channels.FileChannel.open(logFile)) {
+        try (FileChannel channel = FileChannel.open(logFile)) {
             long length = channel.size();
             if (length <= offset) {
                 return "";
             }
-            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(Math.toIntExact(length - offset));
+            ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(length - offset));
             while (buffer.hasRemaining() && channel.read(buffer, offset + buffer.position()) > 0) {
                 // read until the snapshot's end
             }
-            return new String(buffer.array(), 0, buffer.position(), java.nio.charset.StandardCharsets.UTF_8);
+            return new String(buffer.array(), 0, buffer.position(), UTF_8);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -126,7 +129,7 @@ public final class ChildProcess
     public void sendLine(String line)
     {
         try {
-            stdin.write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            stdin.write((line + "\n").getBytes(UTF_8));
             stdin.flush();
         }
         catch (IOException e) {
