@@ -137,7 +137,7 @@ public final class Demo
                         Cache, hedge, coalescing and placement figures: Overdrive's MBeans on the Trino nodes, over JMX.
                         Times are wall clock as each user's JDBC client saw them, on a shared 2-core machine: read them as
                         indications; ./overdrive bench all repeats this scenario (docs/benchmarks.md).
-                        Report with charts: %s
+                        Report (charts and every run beside it): %s
                         Demo finished in %.0fs.
                         """, file, seconds(demoStart));
                 if (options.serve()) {

@@ -128,7 +128,22 @@ final class DemoReport
     {
         try {
             Files.createDirectories(directory);
-            DemoCharts.write(directory, summaries, chartSubtitle);
+            String charts;
+            try {
+                DemoCharts.write(directory, summaries, chartSubtitle);
+                charts = """
+                        ![query time percentiles](%s)
+
+                        ![query time distribution](%s)
+
+                        ![bytes read from storage](%s)
+                        """.formatted(DemoCharts.PERCENTILES, DemoCharts.DISTRIBUTION, DemoCharts.REMOTE_BYTES);
+            }
+            catch (RuntimeException | Error e) {
+                // no fonts (fontconfig) on this machine: keep the results, say why there are no charts
+                charts = "No charts: the JDK could not draw them here (%s). Install fontconfig and a font (Debian: fontconfig fonts-dejavu-core).\n".formatted(e);
+                System.out.println("      " + charts.strip());
+            }
             StringBuilder csv = new StringBuilder("catalog,phase,repetition,user,query,millis,same_rows_as_hive\n");
             for (PhaseResult result : results) {
                 for (ConcurrentUsers.QueryRun run : result.runs()) {
@@ -149,14 +164,9 @@ final class DemoReport
                     %s
                     ## Charts
 
-                    ![query time percentiles](%s)
-
-                    ![query time distribution](%s)
-
-                    ![bytes read from storage](%s)
-
+                    %s
                     Every query run: `runs.csv`.
-                    """.formatted(header, table(), verdict(), perQuery(queries), DemoCharts.PERCENTILES, DemoCharts.DISTRIBUTION, DemoCharts.REMOTE_BYTES);
+                    """.formatted(header, table(), verdict(), perQuery(queries), charts);
             Path file = directory.resolve("report.md");
             Files.writeString(file, report);
             return file;
