@@ -1,8 +1,9 @@
 package io.overdrive.it.demo;
 
 import io.overdrive.it.harness.HdfsCluster;
-import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.TrinoProcessCluster;
+
+import java.util.function.LongBinaryOperator;
 
 /**
  * What storage served and what Overdrive's features did, as an operator's monitoring sees it: the DataNodes' own count
@@ -22,6 +23,9 @@ record ClusterCounters(
         long alternative,
         long fallback)
 {
+    static final ClusterCounters ZERO = new ClusterCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    // a catalog without the feature has no such MBean: it sums to 0
     static ClusterCounters read(HdfsCluster hdfs, TrinoProcessCluster trino, String catalog)
     {
         String cache = "io.overdrive.cache.stats:type=PageCacheStats,name=%s,*".formatted(catalog);
@@ -31,59 +35,41 @@ record ClusterCounters(
         return new ClusterCounters(
                 hdfs.bytesRead(),
                 hdfs.readRequests(),
-                sum(trino, cache, "BytesFromCache"),
-                sum(trino, cache, "BytesFromRemote"),
-                sum(trino, hedge, "HedgedReadOps"),
-                sum(trino, hedge, "HedgedReadOpsWin"),
-                sum(trino, scan, "CoalescedReads"),
-                sum(trino, scan, "RemoteBytesSaved"),
-                sum(trino, placement, "Preferred.TotalCount"),
-                sum(trino, placement, "Alternative.TotalCount"),
-                sum(trino, placement, "Fallback.TotalCount"));
-    }
-
-    static final ClusterCounters ZERO = new ClusterCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-
-    // a catalog without the feature has no such MBean: it sums to 0
-    private static long sum(TrinoProcessCluster trino, String pattern, String attribute)
-    {
-        long total = 0;
-        for (TrinoProcessCluster.TrinoNode node : trino.nodes()) {
-            total += JmxAttributes.sum(node.jmxPort(), pattern, attribute);
-        }
-        return total;
+                trino.sumOverNodes(cache, "BytesFromCache"),
+                trino.sumOverNodes(cache, "BytesFromRemote"),
+                trino.sumOverNodes(hedge, "HedgedReadOps"),
+                trino.sumOverNodes(hedge, "HedgedReadOpsWin"),
+                trino.sumOverNodes(scan, "CoalescedReads"),
+                trino.sumOverNodes(scan, "RemoteBytesSaved"),
+                trino.sumOverNodes(placement, "Preferred.TotalCount"),
+                trino.sumOverNodes(placement, "Alternative.TotalCount"),
+                trino.sumOverNodes(placement, "Fallback.TotalCount"));
     }
 
     ClusterCounters minus(ClusterCounters earlier)
     {
-        return new ClusterCounters(
-                remoteBytes - earlier.remoteBytes,
-                remoteRequests - earlier.remoteRequests,
-                cacheBytesHit - earlier.cacheBytesHit,
-                cacheBytesMissed - earlier.cacheBytesMissed,
-                hedges - earlier.hedges,
-                hedgeWins - earlier.hedgeWins,
-                coalescedReads - earlier.coalescedReads,
-                remoteBytesSaved - earlier.remoteBytesSaved,
-                preferred - earlier.preferred,
-                alternative - earlier.alternative,
-                fallback - earlier.fallback);
+        return combine(earlier, (a, b) -> a - b);
     }
 
     ClusterCounters plus(ClusterCounters other)
     {
+        return combine(other, Long::sum);
+    }
+
+    private ClusterCounters combine(ClusterCounters other, LongBinaryOperator operator)
+    {
         return new ClusterCounters(
-                remoteBytes + other.remoteBytes,
-                remoteRequests + other.remoteRequests,
-                cacheBytesHit + other.cacheBytesHit,
-                cacheBytesMissed + other.cacheBytesMissed,
-                hedges + other.hedges,
-                hedgeWins + other.hedgeWins,
-                coalescedReads + other.coalescedReads,
-                remoteBytesSaved + other.remoteBytesSaved,
-                preferred + other.preferred,
-                alternative + other.alternative,
-                fallback + other.fallback);
+                operator.applyAsLong(remoteBytes, other.remoteBytes),
+                operator.applyAsLong(remoteRequests, other.remoteRequests),
+                operator.applyAsLong(cacheBytesHit, other.cacheBytesHit),
+                operator.applyAsLong(cacheBytesMissed, other.cacheBytesMissed),
+                operator.applyAsLong(hedges, other.hedges),
+                operator.applyAsLong(hedgeWins, other.hedgeWins),
+                operator.applyAsLong(coalescedReads, other.coalescedReads),
+                operator.applyAsLong(remoteBytesSaved, other.remoteBytesSaved),
+                operator.applyAsLong(preferred, other.preferred),
+                operator.applyAsLong(alternative, other.alternative),
+                operator.applyAsLong(fallback, other.fallback));
     }
 
     /** Share of the page cache's reads served from the cache (bytes), or -1 without a page cache. */

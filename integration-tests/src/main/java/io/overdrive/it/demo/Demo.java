@@ -160,7 +160,10 @@ public final class Demo
     /** The stock catalog's properties plus every Overdrive feature, as an operator would set them for this storage. */
     static Map<String, String> overdriveCatalog(HdfsCluster hdfs, DemoOptions options)
     {
-        Map<String, String> properties = new LinkedHashMap<>(stockCatalog(hdfs));
+        // a read that takes twice the storage's usual latency is hedged (at least 20 ms); up to half of the reads may be
+        // hedged, since one replica in three is slow here
+        long threshold = Math.max(20, 2 * options.storageLatency().toMillis());
+        Map<String, String> properties = HiveCatalogs.withHedgedReads(stockCatalog(hdfs), 32, "WRAPPER", threshold + "ms", "0.5");
         properties.put("cache.enabled", "true");
         // relative to each server's working directory, so every worker has its own
         properties.put("cache.base-directory", "cache");
@@ -170,10 +173,6 @@ public final class Demo
         // each file is cached by one of the two workers, which then gets its splits: the cluster reads a file once
         properties.put("node-selection-strategy", "SOFT_AFFINITY");
         properties.put("node-selection.preferred-hosts-count", "1");
-        // a read that takes twice the storage's usual latency is hedged (at least 20 ms); up to half of the reads may be
-        // hedged, since one replica in three is slow here
-        long threshold = Math.max(20, 2 * options.storageLatency().toMillis());
-        properties.putAll(HiveCatalogs.withHedgedReads(Map.of(), 32, "WRAPPER", threshold + "ms", "0.5"));
         // shared scans and read-ahead are on by default with the page cache
         return properties;
     }

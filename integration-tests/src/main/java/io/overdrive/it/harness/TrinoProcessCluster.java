@@ -359,12 +359,23 @@ public final class TrinoProcessCluster
         return true;
     }
 
+    /** Sums an attribute of the MBeans matching {@code pattern} over every node, coordinator included (JMX on loopback). */
+    public long sumOverNodes(String pattern, String attribute)
+    {
+        return sum(nodes, pattern, attribute);
+    }
+
     /** Sums an attribute of the MBeans matching {@code pattern} over the workers (over JMX on loopback). */
     public long sumOverWorkers(String pattern, String attribute)
     {
+        return sum(workers(), pattern, attribute);
+    }
+
+    private static long sum(List<TrinoNode> nodes, String pattern, String attribute)
+    {
         long total = 0;
-        for (TrinoNode worker : workers()) {
-            total += JmxAttributes.sum(worker.jmxPort(), pattern, attribute);
+        for (TrinoNode node : nodes) {
+            total += JmxAttributes.sum(node.jmxPort(), pattern, attribute);
         }
         return total;
     }
