@@ -163,18 +163,7 @@ public final class Demo
         // a read that takes twice the storage's usual latency is hedged (at least 20 ms); up to half of the reads may be
         // hedged, since one replica in three is slow here
         long threshold = Math.max(20, 2 * options.storageLatency().toMillis());
-        Map<String, String> properties = HiveCatalogs.withHedgedReads(stockCatalog(hdfs), 32, "WRAPPER", threshold + "ms", "0.5");
-        properties.put("cache.enabled", "true");
-        // relative to each server's working directory, so every worker has its own
-        properties.put("cache.base-directory", "cache");
-        properties.put("cache.max-size", "4GB");
-        // pages reach the cache disk in the background, so a cold read does not wait for the write
-        properties.put("cache.async-write-enabled", "true");
-        // each file is cached by one of the two workers, which then gets its splits: the cluster reads a file once
-        properties.put("node-selection-strategy", "SOFT_AFFINITY");
-        properties.put("node-selection.preferred-hosts-count", "1");
-        // shared scans and read-ahead are on by default with the page cache
-        return properties;
+        return HiveCatalogs.withEveryFeature(stockCatalog(hdfs), threshold + "ms");
     }
 
     private static void load(TrinoProcessCluster trino, String scale)

@@ -30,4 +30,23 @@ public final class HiveCatalogs
         properties.put("hedged-read.max-ratio", maxRatio);
         return properties;
     }
+
+    /**
+     * The catalog's properties with every Overdrive feature on, as the demo, the container tests and
+     * {@code docker/compose.yaml} set them: the page cache (relative to each server's working directory, so every
+     * worker has its own; pages written in the background), soft affinity with one preferred worker per file, hedged
+     * reads through the wrapper after {@code hedgeThreshold}, at most half of the reads hedged, and shared scans with
+     * read-ahead (on by default with the cache).
+     */
+    public static Map<String, String> withEveryFeature(Map<String, String> catalog, String hedgeThreshold)
+    {
+        Map<String, String> properties = withHedgedReads(catalog, 32, "WRAPPER", hedgeThreshold, "0.5");
+        properties.put("cache.enabled", "true");
+        properties.put("cache.base-directory", "cache");
+        properties.put("cache.max-size", "4GB");
+        properties.put("cache.async-write-enabled", "true");
+        properties.put("node-selection-strategy", "SOFT_AFFINITY");
+        properties.put("node-selection.preferred-hosts-count", "1");
+        return properties;
+    }
 }

@@ -17,6 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+
+import static java.util.stream.Collectors.toCollection;
 
 /**
  * Reads MBean attributes of a Trino node over JMX remote on loopback, the way an operator's monitoring does.
@@ -69,6 +72,25 @@ public final class JmxAttributes
                 }
             }
             return counters;
+        });
+    }
+
+    /** The names of the numeric attributes (counters, gauges) of each MBean matching {@code pattern} on the node. */
+    public static Map<ObjectName, Set<String>> numericAttributes(int port, String pattern)
+    {
+        return withServer(port, server -> {
+            Map<ObjectName, Set<String>> attributes = new TreeMap<>();
+            for (ObjectName name : server.queryNames(new ObjectName(pattern), null)) {
+                String[] readable = Arrays.stream(server.getMBeanInfo(name).getAttributes())
+                        .filter(MBeanAttributeInfo::isReadable)
+                        .map(MBeanAttributeInfo::getName)
+                        .toArray(String[]::new);
+                attributes.put(name, server.getAttributes(name, readable).asList().stream()
+                        .filter(attribute -> attribute.getValue() instanceof Number)
+                        .map(Attribute::getName)
+                        .collect(toCollection(TreeSet::new)));
+            }
+            return attributes;
         });
     }
 

@@ -85,6 +85,7 @@ public final class TrinoProcessCluster
         private final Path workDirectory;
         private int workers = 2;
         private String heapSize = "1200m";
+        private int coordinatorPort;
         private final Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
         private final Map<String, String> coordinatorProperties = new LinkedHashMap<>();
         private final Map<String, String> workerProperties = new LinkedHashMap<>();
@@ -116,6 +117,13 @@ public final class TrinoProcessCluster
             return this;
         }
 
+        /** The coordinator's HTTP port, for catalogs that must name it before the cluster starts; a free one by default. */
+        public Builder coordinatorPort(int port)
+        {
+            this.coordinatorPort = port;
+            return this;
+        }
+
         public Builder coordinatorProperty(String key, String value)
         {
             coordinatorProperties.put(key, value);
@@ -131,7 +139,7 @@ public final class TrinoProcessCluster
         public TrinoProcessCluster start()
         {
             Path plugins = installPlugins();
-            int coordinatorPort = freePort();
+            int coordinatorPort = this.coordinatorPort == 0 ? freePort() : this.coordinatorPort;
             URI discovery = URI.create("http://127.0.0.1:" + coordinatorPort);
             List<TrinoNode> nodes = new ArrayList<>();
             try {
@@ -397,7 +405,7 @@ public final class TrinoProcessCluster
     // Below Linux's ephemeral range (32768-60999), from which every outgoing connection takes its local port: a free
     // port picked there can be taken by some connection before the node binds it ("Address already in use"). Never
     // the same port twice in this JVM, since a node binds its ports only seconds after they are picked.
-    static int freePort()
+    public static int freePort()
     {
         for (int attempt = 0; attempt < 1000; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT);

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
- * One shard's remote queries, exported as {@code io.overdrive.merge.shards:type=ShardStats,name=<catalog>,shard=<n>}.
+ * One shard's remote queries, exported as {@code io.overdrive.merge.shards:type=ShardStats,name=<catalog>.shard-<n>}.
  */
 public final class ShardStats
 {

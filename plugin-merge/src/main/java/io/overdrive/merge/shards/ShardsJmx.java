@@ -11,8 +11,10 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Exports a catalog's MBeans (domain {@code io.overdrive.merge.shards}, {@code name=<catalog>}): {@code ShardsStats},
- * one {@code ShardStats} per shard ({@code shard=<n>}) and the catalog's merge engine's {@code MergeStats}. They are
- * removed when the catalog is dropped.
+ * one {@code ShardStats} per shard ({@code name=<catalog>.shard-<n>}) and the catalog's merge engine's
+ * {@code MergeStats}. They are removed when the catalog is dropped. The shard is part of {@code name} because Trino's
+ * {@code /metrics} builds a metric's name from the domain, {@code name} and {@code type} only: a key of its own would
+ * give every shard the same metric.
  */
 public final class ShardsJmx
 {
@@ -25,7 +27,7 @@ public final class ShardsJmx
     {
         this.exporter = requireNonNull(exporter, "exporter is null");
         export("%s:type=ShardsStats,name=%s".formatted(DOMAIN, catalogName), stats);
-        shardStats.all().forEach((number, shard) -> export("%s:type=ShardStats,name=%s,shard=%s".formatted(DOMAIN, catalogName, number), shard));
+        shardStats.all().forEach((number, shard) -> export("%s:type=ShardStats,name=%s.shard-%s".formatted(DOMAIN, catalogName, number), shard));
         export("%s:type=MergeStats,name=%s".formatted(DOMAIN, catalogName), mergeStats);
     }
 
