@@ -1,5 +1,6 @@
 package io.overdrive.it.harness;
 
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,9 +14,15 @@ public final class HiveCatalogs
 
     public static Map<String, String> hiveOnHdfs(HdfsCluster hdfs, String metastorePath)
     {
+        return hiveOnHdfs(hdfs.nameNodeUri(), metastorePath);
+    }
+
+    /** The same, for an HDFS this harness did not start (a NameNode in a container): {@code hdfs://host:port}. */
+    public static Map<String, String> hiveOnHdfs(URI nameNode, String metastorePath)
+    {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("hive.metastore", "file");
-        properties.put("hive.metastore.catalog.dir", hdfs.uri(metastorePath));
+        properties.put("hive.metastore.catalog.dir", nameNode + (metastorePath.startsWith("/") ? metastorePath : "/" + metastorePath));
         properties.put("fs.hadoop.enabled", "true");
         return properties;
     }

@@ -23,6 +23,7 @@ import io.airlift.units.Duration;
 import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -99,6 +100,8 @@ final class PageStoreDirectory
         PageMetaStore metaStore = options.isQuotaEnabled()
                 ? new ScopeTrackingPageMetaStore(options.getCacheEvictorOptions(), List.of(storeDir))
                 : new DefaultPageMetaStore(List.of(storeDir));
+        // a first start finds nothing to restore: without the folder Alluxio logs that as an ERROR
+        Files.createDirectories(storeDir.getRootPath());
         // LocalCacheManager itself, not Factory.create's NoExceptionCacheManager wrapper: that one lacks invalidate(),
         // and failures are turned into misses here anyway
         CacheManager manager = LocalCacheManager.create(options, metaStore);

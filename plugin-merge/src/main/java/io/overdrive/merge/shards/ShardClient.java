@@ -53,7 +53,7 @@ public final class ShardClient
             setupSsl(builder, Optional.empty(), Optional.empty(), Optional.empty(), false, config.getTruststorePath(), config.getTruststorePassword(), Optional.empty(), false);
         }
         if (config.getPassword().isPresent()) {
-            builder.addInterceptor(basicAuth(config.getUser().orElseThrow(() -> new IllegalArgumentException("shards.password needs shards.user")), config.getPassword().get()));
+            builder.addInterceptor(basicAuth(config.getUser().orElseThrow(), config.getPassword().get()));
         }
         this.httpClient = builder.build();
     }

@@ -45,6 +45,22 @@ public record ShardTopology(List<Shard> shards)
         return rest.buildOrThrow();
     }
 
+    /**
+     * Fails naming the first replica whose URI is not https: {@code shards.password} is sent to every replica, and
+     * {@code ShardsConfig} sees only {@code shards.uris}.
+     */
+    public void requireHttps()
+    {
+        for (Shard shard : shards) {
+            for (ShardUri replica : shard.replicas()) {
+                if (!"https".equalsIgnoreCase(replica.server().getScheme())) {
+                    throw new IllegalArgumentException("shards.password needs https:// shard URIs (Trino refuses passwords over http), but shard %s has replica %s; use https:// in shards.uris and shards.replicas.<n>"
+                            .formatted(shard.number(), replica.server()));
+                }
+            }
+        }
+    }
+
     public static ShardTopology create(List<String> uris, Map<String, String> properties)
     {
         Map<Integer, List<ShardUri>> replicas = new HashMap<>();

@@ -188,6 +188,12 @@ public class ShardsConfig
         return password.isEmpty() || uris.stream().allMatch(uri -> uri.startsWith("https://"));
     }
 
+    @AssertTrue(message = "shards.password needs shards.user: the shards authenticate the user the password belongs to")
+    public boolean isUserGivenWithPassword()
+    {
+        return password.isEmpty() || user.isPresent();
+    }
+
     @AssertTrue(message = "shards.ssl.truststore.password needs shards.ssl.truststore.path")
     public boolean isTruststorePasswordWithPath()
     {

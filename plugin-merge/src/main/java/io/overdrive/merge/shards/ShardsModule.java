@@ -52,7 +52,11 @@ public final class ShardsModule
     @Singleton
     public ShardTopology topology(ShardsConfig config)
     {
-        return ShardTopology.create(config.getUris(), replicaProperties);
+        ShardTopology topology = ShardTopology.create(config.getUris(), replicaProperties);
+        if (config.getPassword().isPresent()) {
+            topology.requireHttps();
+        }
+        return topology;
     }
 
     @Provides

@@ -43,6 +43,14 @@ class TestShardTopology
     }
 
     @Test
+    void testPasswordNeedsHttpsOnEveryReplica()
+    {
+        ShardTopology.create(List.of("https://a:8443/c"), Map.of("shards.replicas.1", "https://b:8443/c")).requireHttps();
+        assertThatThrownBy(() -> ShardTopology.create(List.of("https://a:8443/c"), Map.of("shards.replicas.1", "http://b:8080/c")).requireHttps())
+                .hasMessage("shards.password needs https:// shard URIs (Trino refuses passwords over http), but shard 1 has replica http://b:8080; use https:// in shards.uris and shards.replicas.<n>");
+    }
+
+    @Test
     void testErrorsNameThePropertyAndTheFix()
     {
         assertThatThrownBy(() -> ShardTopology.create(List.of("a:8080/hive"), Map.of()))

@@ -80,6 +80,7 @@ class TestShardsConfig
         assertInvalid(Map.of(), "shards.uris must list at least one shard");
         assertInvalid(Map.of("shards.uris", "http://a:8080/c", "shards.user", "u", "shards.password", "p"),
                 "shards.password needs https:// shard URIs (Trino refuses passwords over http); use https:// in shards.uris and shards.replicas.<n>");
+        assertInvalid(Map.of("shards.uris", "https://a:8080/c", "shards.password", "p"), "shards.password needs shards.user");
         assertInvalid(Map.of("shards.uris", "http://a:8080/c", "shards.ssl.truststore.password", "p"), "shards.ssl.truststore.password needs shards.ssl.truststore.path");
         assertInvalid(Map.of("shards.uris", "http://a:8080/c", "shards.buffered-pages", "0"), "shards.buffered-pages must be between 1 and 1024");
         assertInvalid(Map.of("shards.uris", "http://a:8080/c", "shards.failure-policy", "SOMETIMES"), "shards.failure-policy");

@@ -1,0 +1,250 @@
+package io.overdrive.it;
+
+import io.overdrive.it.harness.HiveCatalogs;
+import io.overdrive.it.harness.OpenMetrics;
+import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.TrinoProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * What an operator's cluster must show, run against a coordinator and two workers over HDFS: in containers
+ * ({@code TestClusterScenariosOnContainers}) and, where Docker cannot start, the same on local processes
+ * ({@link TestClusterScenariosOnProcesses}). Catalogs: stock {@code hive} and {@code overdrive} (overdrive_hive with the
+ * page cache and soft affinity), over the same tables; metrics are read the way Prometheus reads them, at
+ * {@code /metrics}.
+ */
+@TestInstance(PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+public abstract class ClusterScenarios
+{
+    private static final String PAGE_CACHE = "JMX_io_overdrive_cache_stats_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_";
+    private static final String PLACEMENT = "JMX_io_overdrive_scheduler_stats_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_";
+    private static final List<String> QUERIES = List.of(
+            "SELECT orderpriority, count(*), sum(totalprice) FROM %s.scenarios.orders GROUP BY 1 ORDER BY 1",
+            "SELECT c.mktsegment, count(*), max(o.totalprice) FROM %1$s.scenarios.orders o JOIN %1$s.scenarios.customer c ON o.custkey = c.custkey GROUP BY 1 ORDER BY 1",
+            "SELECT count(*), min(orderkey), max(orderkey), sum(custkey) FROM %s.scenarios.orders WHERE orderdate >= DATE '1995-01-01'");
+
+    private ScenarioCluster cluster;
+
+    /** Starts the cluster with these catalogs (name to properties, {@code connector.name} among them). */
+    protected abstract ScenarioCluster startCluster(CatalogsOnHdfs catalogs);
+
+    /** The catalogs, given the NameNode's {@code hdfs://host:port}. */
+    public interface CatalogsOnHdfs
+    {
+        Map<String, Map<String, String>> at(URI nameNode);
+    }
+
+    public static Map<String, Map<String, String>> catalogs(URI nameNode)
+    {
+        Map<String, String> hive = HiveCatalogs.hiveOnHdfs(nameNode, "/scenarios/metastore");
+        Map<String, String> overdrive = HiveCatalogs.withEveryFeature(hive, "100ms");
+        // each page is cached on its first read and before the read returns, so that the second run of a query is
+        // served from the caches as soon as the first has finished (the defaults admit a page on its second read and
+        // write it in the background)
+        overdrive.put("cache.admission", "false");
+        overdrive.put("cache.async-write-enabled", "false");
+        Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
+        catalogs.put("hive", withConnector("hive", hive));
+        catalogs.put("overdrive", withConnector("overdrive_hive", overdrive));
+        catalogs.put("tpch", Map.of("connector.name", "tpch"));
+        return catalogs;
+    }
+
+    private static Map<String, String> withConnector(String connector, Map<String, String> properties)
+    {
+        Map<String, String> catalog = new LinkedHashMap<>();
+        catalog.put("connector.name", connector);
+        catalog.putAll(properties);
+        return catalog;
+    }
+
+    @BeforeAll
+    void start()
+    {
+        long start = System.nanoTime();
+        cluster = startCluster(ClusterScenarios::catalogs);
+        System.out.printf("[overdrive-it] %s: coordinator + 2 workers up in %.1fs%n", getClass().getSimpleName(), (System.nanoTime() - start) / 1e9);
+        execute("CREATE SCHEMA hive.scenarios");
+        // partitioned, so that the table has several files for placement to spread
+        execute("CREATE TABLE hive.scenarios.orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderpriority']) AS " +
+                "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        execute("CREATE TABLE hive.scenarios.customer WITH (format = 'ORC') AS SELECT * FROM tpch.tiny.customer");
+    }
+
+    @AfterAll
+    void stop()
+    {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void resultsAreTheSameThroughOverdriveAndStockHive()
+    {
+        for (String sql : QUERIES) {
+            List<List<Object>> expected = query(sql.formatted("hive"));
+            assertThat(expected).isNotEmpty();
+            assertThat(ResultRows.same(query(sql.formatted("overdrive")), expected)).as(sql).isTrue();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void secondRunIsServedFromTheWorkersCachesWhereSoftAffinityPlacedIt()
+    {
+        execute("CREATE TABLE hive.scenarios.lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+        String sql = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.scenarios.lineitem GROUP BY 1, 2 ORDER BY 1, 2";
+
+        List<Map<String, Double>> before = workerMetrics();
+        double placedBefore = coordinatorMetric(PLACEMENT + "Preferred_TotalCount");
+        List<List<Object>> first = query(sql);
+        List<Map<String, Double>> afterFirst = workerMetrics();
+        List<List<Object>> second = query(sql);
+        List<Map<String, Double>> afterSecond = workerMetrics();
+
+        assertThat(second).isEqualTo(first);
+        assertThat(ResultRows.same(first, query(sql.replace("overdrive.", "hive.")))).isTrue();
+        assertThat(sum(delta(before, afterFirst, "BytesFromRemote"))).as("first run reads storage").isPositive();
+        assertThat(sum(delta(afterFirst, afterSecond, "BytesFromRemote"))).as("second run reads no storage").isZero();
+        assertThat(sum(delta(afterFirst, afterSecond, "BytesFromCache"))).as("second run reads the caches").isPositive();
+        // each worker reads from its cache what it fetched itself in the first run: the splits went where they went before
+        for (int worker = 0; worker < before.size(); worker++) {
+            boolean fetched = delta(before, afterFirst, "BytesFromRemote").get(worker) > 0;
+            boolean hit = delta(afterFirst, afterSecond, "BytesFromCache").get(worker) > 0;
+            assertThat(hit).as("worker %s read from its cache in the second run iff it fetched in the first", worker).isEqualTo(fetched);
+        }
+        assertThat(coordinatorMetric(PLACEMENT + "Preferred_TotalCount")).as("splits placed on their preferred worker").isGreaterThan(placedBefore);
+    }
+
+    @Test
+    @Order(3)
+    void killedWorkerFailsNoLaterQuery()
+            throws Exception
+    {
+        Map<String, List<List<Object>>> expected = new LinkedHashMap<>();
+        for (String sql : QUERIES) {
+            expected.put(sql, query(sql.formatted("hive")));
+        }
+        // users keep querying while the worker dies; their queries may fail until the coordinator notices
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger finished = new AtomicInteger();
+        ExecutorService users = Executors.newFixedThreadPool(2);
+        List<Future<?>> running = new ArrayList<>();
+        for (int user = 0; user < 2; user++) {
+            running.add(users.submit(() -> {
+                while (!stop.get()) {
+                    for (String sql : QUERIES) {
+                        try {
+                            query(sql.formatted("overdrive"));
+                            finished.incrementAndGet();
+                        }
+                        catch (RuntimeException ignored) {
+                            // a query that ran on the killed worker
+                        }
+                    }
+                }
+            }));
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (finished.get() < 4 && System.nanoTime() < deadline) {
+            sleepUninterruptibly(100, MILLISECONDS);
+        }
+        cluster.killWorker(1);
+        System.out.printf("[overdrive-it] %s: worker 2 killed after %s queries%n", getClass().getSimpleName(), finished.get());
+        assertThat(cluster.awaitActiveNodes(2, Duration.ofMinutes(3))).as("the coordinator noticed the dead worker").isTrue();
+        stop.set(true);
+        for (Future<?> user : running) {
+            user.get();
+        }
+        users.shutdown();
+
+        for (int round = 0; round < 2; round++) {
+            for (String sql : QUERIES) {
+                assertThat(ResultRows.same(query(sql.formatted("overdrive")), expected.get(sql))).as(sql).isTrue();
+            }
+        }
+    }
+
+    private List<Map<String, Double>> workerMetrics()
+    {
+        return cluster.workers().stream()
+                .map(worker -> {
+                    Map<String, Double> values = new LinkedHashMap<>();
+                    for (OpenMetrics.Sample sample : OpenMetrics.scrape(worker)) {
+                        if (sample.name().startsWith(PAGE_CACHE)) {
+                            values.put(sample.name().substring(PAGE_CACHE.length()), sample.value());
+                        }
+                    }
+                    return values;
+                })
+                .toList();
+    }
+
+    private static List<Double> delta(List<Map<String, Double>> before, List<Map<String, Double>> after, String attribute)
+    {
+        List<Double> deltas = new ArrayList<>();
+        for (int worker = 0; worker < before.size(); worker++) {
+            deltas.add(after.get(worker).getOrDefault(attribute, 0.0) - before.get(worker).getOrDefault(attribute, 0.0));
+        }
+        return deltas;
+    }
+
+    private static double sum(List<Double> values)
+    {
+        return values.stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    private double coordinatorMetric(String name)
+    {
+        return OpenMetrics.value(OpenMetrics.scrape(cluster.coordinator()), name).orElse(0.0);
+    }
+
+    private List<List<Object>> query(String sql)
+    {
+        try (Connection connection = cluster.connect()) {
+            return TrinoProcessCluster.query(connection, sql);
+        }
+        catch (SQLException e) {
+            throw new RuntimeException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void execute(String sql)
+    {
+        try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+        catch (SQLException e) {
+            throw new RuntimeException(sql + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.overdrive.it;
+
+import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.ProjectLayout;
+import io.overdrive.it.harness.TrinoProcessCluster;
+import io.overdrive.it.harness.TrinoProcessCluster.TrinoNode;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+/** {@link ClusterScenarios} on a coordinator and two workers as local processes, over the tests' shared HDFS. */
+class TestClusterScenariosOnProcesses
+        extends ClusterScenarios
+{
+    @Override
+    protected ScenarioCluster startCluster(CatalogsOnHdfs catalogs)
+    {
+        HdfsCluster hdfs = TestingHdfs.shared();
+        TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("scenarios"))
+                .workers(2)
+                .heapSize("1g")
+                // what the container image's entrypoint sets on every node
+                .coordinatorProperty("metrics.jmx-object-names", "io.overdrive.*:*")
+                .workerProperty("metrics.jmx-object-names", "io.overdrive.*:*");
+        for (Map.Entry<String, Map<String, String>> catalog : catalogs.at(hdfs.nameNodeUri()).entrySet()) {
+            builder.catalog(catalog.getKey(), catalog.getValue().get("connector.name"), catalog.getValue());
+        }
+        TrinoProcessCluster trino = builder.start();
+        return new ScenarioCluster()
+        {
+            @Override
+            public Connection connect()
+                    throws SQLException
+            {
+                return trino.connect();
+            }
+
+            @Override
+            public URI coordinator()
+            {
+                return trino.coordinator().httpUri();
+            }
+
+            @Override
+            public List<URI> workers()
+            {
+                return trino.workers().stream().map(TrinoNode::httpUri).toList();
+            }
+
+            @Override
+            public void killWorker(int index)
+            {
+                trino.workers().get(index).process().kill();
+            }
+
+            @Override
+            public void close()
+            {
+                trino.close();
+            }
+        };
+    }
+}

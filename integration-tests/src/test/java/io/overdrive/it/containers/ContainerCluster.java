@@ -1,0 +1,166 @@
+package io.overdrive.it.containers;
+
+import io.overdrive.it.ScenarioCluster;
+import io.overdrive.it.harness.TrinoProcessCluster;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.images.builder.Transferable;
+import org.testcontainers.utility.DockerImageName;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * HDFS (a NameNode and a DataNode) and Trino (a coordinator and workers) as containers of the images
+ * {@code docker/images.sh} builds, started through Testcontainers. The daemon here only does host networking, so every
+ * container listens on loopback ports of its own, picked free.
+ */
+public final class ContainerCluster
+        implements ScenarioCluster
+{
+    private static final Duration STARTUP = Duration.ofMinutes(3);
+    private static final String CATALOG_DIRECTORY = "/opt/trino/etc/catalog/";
+
+    private final List<GenericContainer<?>> containers;
+    private final int coordinatorPort;
+    private final List<Integer> workerPorts;
+    private final List<GenericContainer<?>> workerContainers;
+
+    private ContainerCluster(List<GenericContainer<?>> containers, int coordinatorPort, List<Integer> workerPorts, List<GenericContainer<?>> workerContainers)
+    {
+        this.containers = List.copyOf(containers);
+        this.coordinatorPort = coordinatorPort;
+        this.workerPorts = List.copyOf(workerPorts);
+        this.workerContainers = List.copyOf(workerContainers);
+    }
+
+    /** Starts HDFS, then Trino with the catalogs {@code catalogs} gives for the NameNode's {@code hdfs://} address. */
+    public static ContainerCluster start(DockerImages.Tags images, int workers, Function<URI, Map<String, Map<String, String>>> catalogs)
+    {
+        requireNonNull(images, "images is null");
+        List<GenericContainer<?>> started = new ArrayList<>();
+        try {
+            int rpcPort = TrinoProcessCluster.freePort();
+            URI nameNode = URI.create("hdfs://127.0.0.1:" + rpcPort);
+            Map<String, String> hdfsPorts = Map.of(
+                    "HDFS_NAMENODE_RPC_PORT", Integer.toString(rpcPort),
+                    "HDFS_NAMENODE_HTTP_PORT", Integer.toString(TrinoProcessCluster.freePort()),
+                    "HDFS_DATANODE_PORT", Integer.toString(TrinoProcessCluster.freePort()),
+                    "HDFS_DATANODE_HTTP_PORT", Integer.toString(TrinoProcessCluster.freePort()),
+                    "HDFS_DATANODE_IPC_PORT", Integer.toString(TrinoProcessCluster.freePort()));
+            start(started, container(images.hdfs(), "namenode")
+                    .withEnv(hdfsPorts)
+                    .withCommand("namenode")
+                    .waitingFor(Wait.forLogMessage(".*Starting services required for active state.*\\n", 1).withStartupTimeout(STARTUP)));
+            start(started, container(images.hdfs(), "datanode")
+                    .withEnv(hdfsPorts)
+                    .withCommand("datanode")
+                    .waitingFor(Wait.forLogMessage(".*Successfully sent block report.*\\n", 1).withStartupTimeout(STARTUP)));
+
+            Map<String, Map<String, String>> catalogFiles = catalogs.apply(nameNode);
+            int coordinatorPort = TrinoProcessCluster.freePort();
+            start(started, trino(images, "coordinator", true, coordinatorPort, coordinatorPort, catalogFiles));
+            List<Integer> workerPorts = new ArrayList<>();
+            List<GenericContainer<?>> workerContainers = new ArrayList<>();
+            for (int worker = 1; worker <= workers; worker++) {
+                int port = TrinoProcessCluster.freePort();
+                GenericContainer<?> container = trino(images, "worker-" + worker, false, port, coordinatorPort, catalogFiles);
+                start(started, container);
+                workerPorts.add(port);
+                workerContainers.add(container);
+            }
+            ContainerCluster cluster = new ContainerCluster(started, coordinatorPort, workerPorts, workerContainers);
+            if (!cluster.awaitActiveNodes(workers + 1, STARTUP)) {
+                throw new IllegalStateException("Trino did not see %s active nodes within %s".formatted(workers + 1, STARTUP));
+            }
+            return cluster;
+        }
+        catch (RuntimeException e) {
+            started.reversed().forEach(GenericContainer::stop);
+            throw e;
+        }
+    }
+
+    private static GenericContainer<?> trino(DockerImages.Tags images, String nodeId, boolean coordinator, int port, int coordinatorPort, Map<String, Map<String, String>> catalogs)
+    {
+        GenericContainer<?> container = container(images.trino(), nodeId)
+                .withEnv(Map.of(
+                        "TRINO_NODE_ID", nodeId,
+                        "TRINO_COORDINATOR", Boolean.toString(coordinator),
+                        "TRINO_HTTP_PORT", Integer.toString(port),
+                        "TRINO_DISCOVERY_URI", "http://127.0.0.1:" + coordinatorPort,
+                        "TRINO_HEAP", "1G"))
+                .waitingFor(Wait.forLogMessage(".*======== SERVER STARTED ========.*\\n", 1).withStartupTimeout(STARTUP));
+        catalogs.forEach((name, properties) -> container.withCopyToContainer(
+                Transferable.of(properties.entrySet().stream().map(entry -> entry.getKey() + "=" + entry.getValue()).collect(Collectors.joining("\n", "", "\n"))),
+                CATALOG_DIRECTORY + name + ".properties"));
+        return container;
+    }
+
+    @SuppressWarnings("resource") // stopped by close()
+    private static GenericContainer<?> container(String image, String role)
+    {
+        return new GenericContainer<>(DockerImageName.parse(image))
+                .withNetworkMode("host")
+                .withLabel("io.overdrive.test", role);
+    }
+
+    private static void start(List<GenericContainer<?>> started, GenericContainer<?> container)
+    {
+        started.add(container);
+        try {
+            container.start();
+        }
+        catch (RuntimeException e) {
+            String logs = container.getContainerId() == null ? "(not created)" : container.getLogs();
+            throw new IllegalStateException("%s did not start; its log ends: %s".formatted(container.getDockerImageName(), tail(logs)), e);
+        }
+    }
+
+    private static String tail(String log)
+    {
+        return log.length() <= 4000 ? log : log.substring(log.length() - 4000);
+    }
+
+    @Override
+    public Connection connect()
+            throws SQLException
+    {
+        return DriverManager.getConnection("jdbc:trino://127.0.0.1:" + coordinatorPort, "overdrive", null);
+    }
+
+    @Override
+    public URI coordinator()
+    {
+        return URI.create("http://127.0.0.1:" + coordinatorPort);
+    }
+
+    @Override
+    public List<URI> workers()
+    {
+        return workerPorts.stream().map(port -> URI.create("http://127.0.0.1:" + port)).toList();
+    }
+
+    @Override
+    public void killWorker(int index)
+    {
+        DockerClientFactory.instance().client().killContainerCmd(workerContainers.get(index).getContainerId()).exec();
+    }
+
+    @Override
+    public void close()
+    {
+        containers.reversed().forEach(GenericContainer::stop);
+    }
+}

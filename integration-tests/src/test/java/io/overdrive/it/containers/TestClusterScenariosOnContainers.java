@@ -1,0 +1,19 @@
+package io.overdrive.it.containers;
+
+import io.overdrive.it.ClusterScenarios;
+import io.overdrive.it.ScenarioCluster;
+
+/**
+ * {@link ClusterScenarios} on containers: HDFS (NameNode, DataNode) and Trino 483 with Overdrive's plugins (a
+ * coordinator, two workers) from the images {@code docker/images.sh} builds. Skipped, saying why, where Docker cannot
+ * start; failed instead where the build requires it ({@code -Doverdrive.containers=required}, as in CI).
+ */
+class TestClusterScenariosOnContainers
+        extends ClusterScenarios
+{
+    @Override
+    protected ScenarioCluster startCluster(CatalogsOnHdfs catalogs)
+    {
+        return ContainerCluster.start(DockerImages.require(), 2, catalogs::at);
+    }
+}
