@@ -64,6 +64,7 @@ ensure_base() {
     [[ "$(id -u)" == 0 ]] || fail "debootstrap needs root to build $BASE_TAG"
     local rootfs="$STAGE/rootfs" context="$STAGE/java"
     rm -rf "$rootfs" "$context"
+    mkdir -p "$STAGE"
     if ! image_exists overdrive/debian:bookworm; then
         say "debootstrap --variant=minbase bookworm (about 30 s)"
         debootstrap --variant=minbase bookworm "$rootfs" "${OVERDRIVE_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$STAGE/debootstrap.log" 2>&1 \
@@ -112,6 +113,7 @@ build_images() {
     ensure_base
     local hdfs="$STAGE/hdfs" trino="$STAGE/trino" zip
     rm -rf "$hdfs" "$trino"
+    mkdir -p "$STAGE"
 
     local hadoop_version
     hadoop_version="$(tr ':' '\n' <"$ROOT/integration-tests/hdfs-server/target/runtime.classpath" | sed -n 's|.*/hadoop-hdfs-\([0-9.]*\)\.jar$|\1|p' | head -n 1)"
