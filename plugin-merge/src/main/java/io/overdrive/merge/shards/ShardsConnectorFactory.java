@@ -10,6 +10,7 @@ import io.trino.spi.type.TypeOperators;
 
 import java.util.Map;
 
+import static io.trino.plugin.base.Versions.checkStrictSpiVersionMatch;
 import static java.util.Objects.requireNonNull;
 import static java.util.stream.Collectors.toUnmodifiableMap;
 
@@ -34,6 +35,8 @@ public final class ShardsConnectorFactory
         requireNonNull(catalogName, "catalogName is null");
         requireNonNull(config, "config is null");
         requireNonNull(context, "context is null");
+        // a server of another Trino version would fail later with linkage errors: refuse it naming both versions
+        checkStrictSpiVersionMatch(context, this);
         Map<String, String> replicas = config.entrySet().stream()
                 .filter(entry -> entry.getKey().startsWith(ShardTopology.REPLICAS_PREFIX))
                 .collect(toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
