@@ -115,22 +115,22 @@ build_images() {
     rm -rf "$hdfs" "$trino"
     mkdir -p "$STAGE"
 
-    local hadoop_version
-    hadoop_version="$(tr ':' '\n' <"$ROOT/integration-tests/hdfs-server/target/runtime.classpath" | sed -n 's|.*/hadoop-hdfs-\([0-9.]*\)\.jar$|\1|p' | head -n 1)"
+    local hdfs_classpath="$ROOT/integration-tests/hdfs-server/target/runtime.classpath" hadoop_version
+    hadoop_version="$(tr ':' '\n' <"$hdfs_classpath" | sed -n 's|.*/hadoop-hdfs-\([0-9.]*\)\.jar$|\1|p' | head -n 1)"
     [[ -n "$hadoop_version" ]] || fail "no hadoop-hdfs jar on integration-tests/hdfs-server's class path: run './overdrive package' first"
     HDFS_TAG="overdrive/hdfs:$hadoop_version"
     mkdir -p "$hdfs"
     cp "$ROOT/docker/hdfs/Dockerfile" "$ROOT/docker/hdfs/entrypoint.sh" "$ROOT/docker/hdfs/log4j.properties" "$hdfs/"
-    stage_classpath "$ROOT/integration-tests/hdfs-server/target/runtime.classpath" "$hdfs/lib"
+    stage_classpath "$hdfs_classpath" "$hdfs/lib"
     build_image "$HDFS_TAG" "$hdfs"
 
     mkdir -p "$trino/plugin-overdrive"
     cp "$ROOT/docker/trino/Dockerfile" "$ROOT/docker/trino/entrypoint.sh" "$trino/"
     stage_classpath "$ROOT/integration-tests/trino-server/target/runtime.classpath" "$trino/lib"
     cp "$ROOT"/integration-tests/trino-server/target/trino-server-[0-9]*.jar "$trino/lib/" 2>/dev/null || fail "no trino-server jar: run './overdrive package' first"
-    [[ -d "$ROOT/integration-tests/trino-server/target/trino-server-483/plugin" ]] || fail "no stock plugins: run './overdrive package' first"
-    cp -al "$ROOT/integration-tests/trino-server/target/trino-server-483/plugin" "$trino/plugin-stock" 2>/dev/null \
-        || cp -a "$ROOT/integration-tests/trino-server/target/trino-server-483/plugin" "$trino/plugin-stock"
+    local stock="$ROOT/integration-tests/trino-server/target/trino-server-483/plugin"
+    [[ -d "$stock" ]] || fail "no stock plugins: run './overdrive package' first"
+    cp -al "$stock" "$trino/plugin-stock" 2>/dev/null || cp -a "$stock" "$trino/plugin-stock"
     for zip in "$ROOT"/plugin-cache/target/overdrive-cache-*.zip "$ROOT"/plugin-merge/target/overdrive-merge-*.zip; do
         [[ -f "$zip" ]] || fail "no $(basename "$zip"): run './overdrive package' first"
         (cd "$trino/plugin-overdrive" && "$JAVA_HOME/bin/jar" xf "$zip")

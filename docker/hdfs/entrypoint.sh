@@ -41,22 +41,19 @@ $(property dfs.heartbeat.interval 1)
 </configuration>
 XML
 
-java_daemon() {
-    exec java "-Xmx${HDFS_HEAP:-512m}" -Dlog4j.configuration="file:$etc/log4j.properties" -Dhadoop.home.dir=/opt/hdfs \
-        -cp "$etc:/opt/hdfs/lib/*" "$@"
-}
+# log4j's configuration and the class path: the generated site files first, then Hadoop's jars
+java_options=(-Dlog4j.configuration="file:$etc/log4j.properties" -Dhadoop.home.dir=/opt/hdfs -cp "$etc:/opt/hdfs/lib/*")
 
 case "$role" in
     namenode)
         if [[ ! -f /data/name/current/VERSION ]]; then
-            java -Xmx256m -Dlog4j.configuration="file:$etc/log4j.properties" -cp "$etc:/opt/hdfs/lib/*" \
-                org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive
+            java -Xmx256m "${java_options[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive
         fi
-        java_daemon org.apache.hadoop.hdfs.server.namenode.NameNode
+        exec java "-Xmx${HDFS_HEAP:-512m}" "${java_options[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode
         ;;
     datanode)
         mkdir -p /data/data
-        java_daemon org.apache.hadoop.hdfs.server.datanode.DataNode
+        exec java "-Xmx${HDFS_HEAP:-512m}" "${java_options[@]}" org.apache.hadoop.hdfs.server.datanode.DataNode
         ;;
     *)
         echo "usage: entrypoint.sh namenode|datanode" >&2

@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -52,14 +53,11 @@ public abstract class ClusterScenarios
 
     private ScenarioCluster cluster;
 
-    /** Starts the cluster with these catalogs (name to properties, {@code connector.name} among them). */
-    protected abstract ScenarioCluster startCluster(CatalogsOnHdfs catalogs);
-
-    /** The catalogs, given the NameNode's {@code hdfs://host:port}. */
-    public interface CatalogsOnHdfs
-    {
-        Map<String, Map<String, String>> at(URI nameNode);
-    }
+    /**
+     * Starts the cluster with the catalogs {@code catalogs} gives for the NameNode's {@code hdfs://host:port} (name to
+     * properties, {@code connector.name} among them).
+     */
+    protected abstract ScenarioCluster startCluster(Function<URI, Map<String, Map<String, String>>> catalogs);
 
     public static Map<String, Map<String, String>> catalogs(URI nameNode)
     {

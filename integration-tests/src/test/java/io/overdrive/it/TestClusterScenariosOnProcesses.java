@@ -10,13 +10,14 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** {@link ClusterScenarios} on a coordinator and two workers as local processes, over the tests' shared HDFS. */
 class TestClusterScenariosOnProcesses
         extends ClusterScenarios
 {
     @Override
-    protected ScenarioCluster startCluster(CatalogsOnHdfs catalogs)
+    protected ScenarioCluster startCluster(Function<URI, Map<String, Map<String, String>>> catalogs)
     {
         HdfsCluster hdfs = TestingHdfs.shared();
         TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("scenarios"))
@@ -25,7 +26,7 @@ class TestClusterScenariosOnProcesses
                 // what the container image's entrypoint sets on every node
                 .coordinatorProperty("metrics.jmx-object-names", "io.overdrive.*:*")
                 .workerProperty("metrics.jmx-object-names", "io.overdrive.*:*");
-        for (Map.Entry<String, Map<String, String>> catalog : catalogs.at(hdfs.nameNodeUri()).entrySet()) {
+        for (Map.Entry<String, Map<String, String>> catalog : catalogs.apply(hdfs.nameNodeUri()).entrySet()) {
             builder.catalog(catalog.getKey(), catalog.getValue().get("connector.name"), catalog.getValue());
         }
         TrinoProcessCluster trino = builder.start();

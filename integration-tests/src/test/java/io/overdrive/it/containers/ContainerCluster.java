@@ -32,17 +32,17 @@ public final class ContainerCluster
     private static final Duration STARTUP = Duration.ofMinutes(3);
     private static final String CATALOG_DIRECTORY = "/opt/trino/etc/catalog/";
 
+    private record Worker(int port, GenericContainer<?> container) {}
+
     private final List<GenericContainer<?>> containers;
     private final int coordinatorPort;
-    private final List<Integer> workerPorts;
-    private final List<GenericContainer<?>> workerContainers;
+    private final List<Worker> workers;
 
-    private ContainerCluster(List<GenericContainer<?>> containers, int coordinatorPort, List<Integer> workerPorts, List<GenericContainer<?>> workerContainers)
+    private ContainerCluster(List<GenericContainer<?>> containers, int coordinatorPort, List<Worker> workers)
     {
         this.containers = List.copyOf(containers);
         this.coordinatorPort = coordinatorPort;
-        this.workerPorts = List.copyOf(workerPorts);
-        this.workerContainers = List.copyOf(workerContainers);
+        this.workers = List.copyOf(workers);
     }
 
     /** Starts HDFS, then Trino with the catalogs {@code catalogs} gives for the NameNode's {@code hdfs://} address. */
@@ -71,16 +71,14 @@ public final class ContainerCluster
             Map<String, Map<String, String>> catalogFiles = catalogs.apply(nameNode);
             int coordinatorPort = TrinoProcessCluster.freePort();
             start(started, trino(images, "coordinator", true, coordinatorPort, coordinatorPort, catalogFiles));
-            List<Integer> workerPorts = new ArrayList<>();
-            List<GenericContainer<?>> workerContainers = new ArrayList<>();
+            List<Worker> workerNodes = new ArrayList<>();
             for (int worker = 1; worker <= workers; worker++) {
                 int port = TrinoProcessCluster.freePort();
                 GenericContainer<?> container = trino(images, "worker-" + worker, false, port, coordinatorPort, catalogFiles);
                 start(started, container);
-                workerPorts.add(port);
-                workerContainers.add(container);
+                workerNodes.add(new Worker(port, container));
             }
-            ContainerCluster cluster = new ContainerCluster(started, coordinatorPort, workerPorts, workerContainers);
+            ContainerCluster cluster = new ContainerCluster(started, coordinatorPort, workerNodes);
             if (!cluster.awaitActiveNodes(workers + 1, STARTUP)) {
                 throw new IllegalStateException("Trino did not see %s active nodes within %s".formatted(workers + 1, STARTUP));
             }
@@ -149,13 +147,13 @@ public final class ContainerCluster
     @Override
     public List<URI> workers()
     {
-        return workerPorts.stream().map(port -> URI.create("http://127.0.0.1:" + port)).toList();
+        return workers.stream().map(worker -> URI.create("http://127.0.0.1:" + worker.port())).toList();
     }
 
     @Override
     public void killWorker(int index)
     {
-        DockerClientFactory.instance().client().killContainerCmd(workerContainers.get(index).getContainerId()).exec();
+        DockerClientFactory.instance().client().killContainerCmd(workers.get(index).container().getContainerId()).exec();
     }
 
     @Override

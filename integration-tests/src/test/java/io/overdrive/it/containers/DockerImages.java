@@ -34,12 +34,22 @@ public final class DockerImages
             build();
         }
         if (unavailable != null) {
-            if ("required".equals(System.getProperty("overdrive.containers"))) {
-                fail("The container tests are required (-Doverdrive.containers=required) but cannot run: " + unavailable);
-            }
-            Assumptions.abort("Docker is not available, so the container tests are skipped (the same scenarios run on the multi-process cluster): " + unavailable);
+            cannotRun("Docker is not available: " + unavailable);
         }
         return tags;
+    }
+
+    /**
+     * Skips the calling test, saying why, or fails it where the build requires the container tests
+     * ({@code -Doverdrive.containers=required}). The scenarios of the container tests also run on the multi-process
+     * cluster.
+     */
+    public static void cannotRun(String reason)
+    {
+        if ("required".equals(System.getProperty("overdrive.containers"))) {
+            fail("The container tests are required (-Doverdrive.containers=required) but cannot run: " + reason);
+        }
+        Assumptions.abort("Skipped (the same scenarios run on the multi-process cluster): " + reason);
     }
 
     private static void build()

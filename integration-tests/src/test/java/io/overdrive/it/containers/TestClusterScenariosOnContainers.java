@@ -3,6 +3,10 @@ package io.overdrive.it.containers;
 import io.overdrive.it.ClusterScenarios;
 import io.overdrive.it.ScenarioCluster;
 
+import java.net.URI;
+import java.util.Map;
+import java.util.function.Function;
+
 /**
  * {@link ClusterScenarios} on containers: HDFS (NameNode, DataNode) and Trino 483 with Overdrive's plugins (a
  * coordinator, two workers) from the images {@code docker/images.sh} builds. Skipped, saying why, where Docker cannot
@@ -12,8 +16,8 @@ class TestClusterScenariosOnContainers
         extends ClusterScenarios
 {
     @Override
-    protected ScenarioCluster startCluster(CatalogsOnHdfs catalogs)
+    protected ScenarioCluster startCluster(Function<URI, Map<String, Map<String, String>>> catalogs)
     {
-        return ContainerCluster.start(DockerImages.require(), 2, catalogs::at);
+        return ContainerCluster.start(DockerImages.require(), 2, catalogs);
     }
 }
