@@ -46,7 +46,7 @@ public class SoftAffinitySplitSource
         if (!(split instanceof HiveSplit hiveSplit) || !hiveSplit.isRemotelyAccessible()) {
             return split;
         }
-        Optional<Placement> placement = placer.place(granularity.affinityKey(hiveSplit.getPath(), hiveSplit.getStart()));
+        Optional<Placement> placement = placer.place(granularity.affinityKey(hiveSplit.getPath(), hiveSplit.getStart()), hiveSplit.getSplitWeight().getRawValue());
         // no live worker known yet: leave the split as Hive made it, the engine places it
         return placement
                 .<ConnectorSplit>map(chosen -> new OverdriveSplit(hiveSplit, List.of(HostAddress.fromString(chosen.worker().hostAndPort())), chosen.kind().isPreferredWorker()))

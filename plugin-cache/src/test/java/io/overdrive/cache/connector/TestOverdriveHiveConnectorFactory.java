@@ -438,7 +438,7 @@ class TestOverdriveHiveConnectorFactory
                     .createPlacer(WorkerLoads.UNKNOWN)
                     .orElseThrow();
             return IntStream.range(0, 300)
-                    .mapToObj(file -> placer.place("hdfs://lake/table/file-" + file).orElseThrow().worker().nodeId())
+                    .mapToObj(file -> placer.place("hdfs://lake/table/file-" + file, 1).orElseThrow().worker().nodeId())
                     .collect(toImmutableSet());
         }
         finally {

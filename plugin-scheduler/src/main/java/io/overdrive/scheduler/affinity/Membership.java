@@ -136,6 +136,21 @@ public final class Membership
         }
     }
 
+    /**
+     * The key's first choice, using {@code scratch} (at least {@link #size()} long) for the scores.
+     */
+    Worker firstChoice(long keyHash, long[] scratch)
+    {
+        scores(keyHash, scratch);
+        int best = 0;
+        for (int index = 1; index < nodeHashes.length; index++) {
+            if (ranksBefore(scratch[index], index, scratch[best], best)) {
+                best = index;
+            }
+        }
+        return workers.get(best);
+    }
+
     Worker worker(int index)
     {
         return workers.get(index);

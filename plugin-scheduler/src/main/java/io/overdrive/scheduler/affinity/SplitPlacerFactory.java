@@ -1,5 +1,6 @@
 package io.overdrive.scheduler.affinity;
 
+import com.google.common.base.Ticker;
 import io.overdrive.scheduler.config.NodeSelectionConfig;
 import io.overdrive.scheduler.config.NodeSelectionStrategy;
 import io.overdrive.scheduler.stats.PlacementStats;
@@ -11,26 +12,35 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The coordinator's entry point: one per catalog, creating a {@link SplitPlacer} for each split source, that is for
- * each table scan of a query (a query with two scans of the catalog's tables gets two placers).
+ * each table scan of a query (a query with two scans of the catalog's tables gets two placers). All its placers share
+ * one decaying account of the load placed on each worker ({@link PlacedLoad}).
  */
 public final class SplitPlacerFactory
 {
     private final NodeSelectionStrategy strategy;
     private final int preferredHostsCount;
     private final double loadBalanceEpsilon;
-    private final Supplier<Membership> membership;
     private final BusyLimits busyLimits;
     private final PlacementStats stats;
+    private final PlacedLoad load;
 
     public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats)
+    {
+        this(config, membership, busyLimits, stats, Ticker.systemTicker());
+    }
+
+    /**
+     * @param ticker the clock the shared load decays by (a simulation passes its own)
+     */
+    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, Ticker ticker)
     {
         requireNonNull(config, "config is null");
         this.strategy = config.getNodeSelectionStrategy();
         this.preferredHostsCount = config.getPreferredHostsCount();
         this.loadBalanceEpsilon = config.getLoadBalanceEpsilon();
-        this.membership = requireNonNull(membership, "membership is null");
         this.busyLimits = requireNonNull(busyLimits, "busyLimits is null");
         this.stats = requireNonNull(stats, "stats is null");
+        this.load = new PlacedLoad(membership, config.getLoadHalfLife(), ticker, stats);
     }
 
     /**
@@ -44,8 +54,8 @@ public final class SplitPlacerFactory
         requireNonNull(engineLoads, "engineLoads is null");
         return switch (strategy) {
             case NO_PREFERENCE -> Optional.empty();
-            case SOFT_AFFINITY -> Optional.of(new SplitPlacer(membership, false, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
-            case HARD_AFFINITY -> Optional.of(new SplitPlacer(membership, true, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
+            case SOFT_AFFINITY -> Optional.of(new SplitPlacer(load, false, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
+            case HARD_AFFINITY -> Optional.of(new SplitPlacer(load, true, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
         };
     }
 }

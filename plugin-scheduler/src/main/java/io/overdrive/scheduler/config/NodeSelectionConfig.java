@@ -25,6 +25,7 @@ public class NodeSelectionConfig
     private AffinityGranularity affinityGranularity = AffinityGranularity.FILE;
     private double loadBalanceEpsilon = 0.25;
     private Duration membershipRefreshInterval = new Duration(5, SECONDS);
+    private Duration loadHalfLife = new Duration(10, SECONDS);
 
     // null only after an unknown name was set (see below), or null set directly
     @NotNull(message = "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY")
@@ -81,7 +82,7 @@ public class NodeSelectionConfig
         return this;
     }
 
-    @DecimalMin(value = "0", inclusive = false, message = "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25 to let a worker take up to 1.25 times the average share of a table scan's splits")
+    @DecimalMin(value = "0", inclusive = false, message = "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25 to let a worker take up to 1.25 times the average of the catalog's recently placed split weight")
     @DecimalMax(value = "100", message = "node-selection.load-balance-epsilon must be at most 100; a larger value no longer bounds the load")
     public double getLoadBalanceEpsilon()
     {
@@ -89,7 +90,7 @@ public class NodeSelectionConfig
     }
 
     @Config("node-selection.load-balance-epsilon")
-    @ConfigDescription("SOFT_AFFINITY: no worker takes more than (1 + epsilon) times the average share of the splits of one table scan (split source) of a query; smaller balances better, larger keeps more splits on preferred workers")
+    @ConfigDescription("SOFT_AFFINITY: no worker takes a split while its recently placed split weight (all queries of the catalog) is at or above (1 + epsilon) times the average; smaller balances better, larger keeps more splits on preferred workers")
     public NodeSelectionConfig setLoadBalanceEpsilon(double loadBalanceEpsilon)
     {
         this.loadBalanceEpsilon = loadBalanceEpsilon;
@@ -109,6 +110,22 @@ public class NodeSelectionConfig
     public NodeSelectionConfig setMembershipRefreshInterval(Duration membershipRefreshInterval)
     {
         this.membershipRefreshInterval = membershipRefreshInterval;
+        return this;
+    }
+
+    @NotNull(message = "node-selection.load-half-life must be set, e.g. 10s")
+    @MinDuration(value = "100ms", message = "node-selection.load-half-life must be at least 100ms, or placements are forgotten before their splits run")
+    @MaxDuration(value = "1h", message = "node-selection.load-half-life must be at most 1h, or the load of long-finished queries keeps pushing splits off their preferred workers")
+    public Duration getLoadHalfLife()
+    {
+        return loadHalfLife;
+    }
+
+    @Config("node-selection.load-half-life")
+    @ConfigDescription("SOFT_AFFINITY: the load bound counts the split weight placed on each worker by every query of the catalog, weight placed this long ago counting half")
+    public NodeSelectionConfig setLoadHalfLife(Duration loadHalfLife)
+    {
+        this.loadHalfLife = loadHalfLife;
         return this;
     }
 

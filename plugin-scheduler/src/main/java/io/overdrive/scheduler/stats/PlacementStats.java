@@ -4,14 +4,20 @@ import com.google.common.collect.ImmutableSortedMap;
 import io.airlift.stats.CounterStat;
 import io.overdrive.scheduler.affinity.Placement;
 import io.overdrive.scheduler.affinity.PlacementSummary;
+import io.overdrive.scheduler.affinity.Worker;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
+import static com.google.common.collect.Sets.difference;
 import static java.util.Objects.requireNonNull;
 import static java.util.stream.Collectors.joining;
 
@@ -27,6 +33,11 @@ public final class PlacementStats
     // grows with the nodes ever seen, a few per cluster resize: not worth evicting
     private final Map<String, LongAdder> splitsPerNode = new ConcurrentHashMap<>();
     private final AtomicReference<PlacementSummary> lastQuery = new AtomicReference<>(new PlacementSummary(Map.of()));
+    private final CounterStat membershipChanges = new CounterStat();
+    private final AtomicReference<Remap> lastRemap = new AtomicReference<>(new Remap(0, 0, 0, 0, 0, 0));
+    private volatile Supplier<Map<String, Double>> loads = Map::of;
+
+    private record Remap(int joined, int left, int workersBefore, int workersAfter, double movedFraction, int sampledKeys) {}
 
     public void record(Placement placement)
     {
@@ -57,6 +68,26 @@ public final class PlacementStats
         if (summary.totalSplits() > 0) {
             lastQuery.set(summary);
         }
+    }
+
+    /**
+     * The live workers changed: {@code movedFraction} of the {@code sampledKeys} most recently placed distinct keys
+     * now have another first choice.
+     */
+    public void recordMembershipChange(List<Worker> before, List<Worker> after, double movedFraction, int sampledKeys)
+    {
+        Set<String> beforeIds = before.stream().map(Worker::nodeId).collect(toImmutableSet());
+        Set<String> afterIds = after.stream().map(Worker::nodeId).collect(toImmutableSet());
+        membershipChanges.update(1);
+        lastRemap.set(new Remap(difference(afterIds, beforeIds).size(), difference(beforeIds, afterIds).size(), before.size(), after.size(), movedFraction, sampledKeys));
+    }
+
+    /**
+     * Where the current per-worker loads of the catalog's placement are read from (its shared, decaying account).
+     */
+    public void setLoadView(Supplier<Map<String, Double>> loads)
+    {
+        this.loads = requireNonNull(loads, "loads is null");
     }
 
     @Managed
@@ -100,6 +131,66 @@ public final class PlacementStats
         ImmutableSortedMap.Builder<String, Long> snapshot = ImmutableSortedMap.naturalOrder();
         splitsPerNode.forEach((nodeId, splits) -> snapshot.put(nodeId, splits.sum()));
         return snapshot.buildOrThrow();
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getMembershipChanges()
+    {
+        return membershipChanges;
+    }
+
+    @Managed(description = "At the last change of the live workers: fraction of the recently placed distinct keys whose first-choice worker changed (ideal: joined/workers after + left/workers before)")
+    public double getLastRemapFraction()
+    {
+        return lastRemap.get().movedFraction();
+    }
+
+    @Managed(description = "At the last change of the live workers: the ideal remap fraction of consistent hashing, joined/workers after + left/workers before")
+    public double getLastRemapIdealFraction()
+    {
+        Remap remap = lastRemap.get();
+        return (remap.workersAfter() == 0 ? 0 : (double) remap.joined() / remap.workersAfter())
+                + (remap.workersBefore() == 0 ? 0 : (double) remap.left() / remap.workersBefore());
+    }
+
+    @Managed(description = "At the last change of the live workers: how many recently placed distinct keys the remap fraction was measured on")
+    public long getLastRemapSampledKeys()
+    {
+        return lastRemap.get().sampledKeys();
+    }
+
+    @Managed(description = "At the last change of the live workers: workers that joined")
+    public long getLastRemapJoined()
+    {
+        return lastRemap.get().joined();
+    }
+
+    @Managed(description = "At the last change of the live workers: workers that left")
+    public long getLastRemapLeft()
+    {
+        return lastRemap.get().left();
+    }
+
+    public Map<String, Double> loadsSnapshot()
+    {
+        return loads.get();
+    }
+
+    @Managed(description = "Each live worker's recently placed split weight (all queries of the catalog, decayed by node-selection.load-half-life), as nodeId=load sorted by node id")
+    public String getWorkerLoads()
+    {
+        return loadsSnapshot().entrySet().stream()
+                .map(entry -> "%s=%.1f".formatted(entry.getKey(), entry.getValue()))
+                .collect(joining(", "));
+    }
+
+    @Managed(description = "Max over average of the live workers' recently placed split weight now (1 = even; soft affinity keeps it near 1 + node-selection.load-balance-epsilon under load)")
+    public double getLoadImbalance()
+    {
+        Map<String, Double> now = loadsSnapshot();
+        double total = now.values().stream().mapToDouble(Double::doubleValue).sum();
+        return total == 0 ? 1 : now.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow() / (total / now.size());
     }
 
     @Managed(description = "Most splits one worker got in the last finished table scan (split source) that placed splits, not the last query")

@@ -1,5 +1,6 @@
 package io.overdrive.scheduler.affinity;
 
+import io.airlift.units.Duration;
 import io.overdrive.scheduler.config.NodeSelectionConfig;
 import io.overdrive.scheduler.config.NodeSelectionStrategy;
 import io.overdrive.scheduler.stats.PlacementStats;
@@ -23,11 +24,13 @@ import java.util.function.Supplier;
 import static io.overdrive.scheduler.affinity.PlacementKind.ALTERNATIVE;
 import static io.overdrive.scheduler.affinity.PlacementKind.FALLBACK;
 import static io.overdrive.scheduler.affinity.PlacementKind.PREFERRED;
+import static io.overdrive.scheduler.affinity.Workers.FROZEN;
 import static io.overdrive.scheduler.affinity.Workers.fileKey;
 import static io.overdrive.scheduler.affinity.Workers.workers;
 import static io.overdrive.scheduler.config.NodeSelectionStrategy.HARD_AFFINITY;
 import static io.overdrive.scheduler.config.NodeSelectionStrategy.NO_PREFERENCE;
 import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 public class TestSplitPlacer
@@ -57,7 +60,7 @@ public class TestSplitPlacer
         long[] unboundedLoads = new long[workerCount];
         for (int split = 0; split < SPLITS; split++) {
             int rank = zipf.nextRank();
-            Placement placement = placer.place(fileKey(rank)).orElseThrow();
+            Placement placement = placer.place(fileKey(rank), 1).orElseThrow();
             kinds.merge(placement.kind(), 1, Integer::sum);
             if (rank > FILES / 100) {
                 coldSplits++;
@@ -99,10 +102,10 @@ public class TestSplitPlacer
         SplitPlacer placer = softPlacer(membership, new PlacementStats());
         List<Worker> preferred = membership.preferenceOrder("hot", 2);
         // interleave a hot file with cold ones: the hot file's first splits go to its preferred pair
-        assertThat(placer.place("hot").orElseThrow()).isEqualTo(new Placement(preferred.get(0), PREFERRED));
+        assertThat(placer.place("hot", 1).orElseThrow()).isEqualTo(new Placement(preferred.get(0), PREFERRED));
         Map<Worker, Integer> hot = new HashMap<>();
         for (int split = 0; split < 10_000; split++) {
-            Placement placement = placer.place(split % 2 == 0 ? "hot" : fileKey(split)).orElseThrow();
+            Placement placement = placer.place(split % 2 == 0 ? "hot" : fileKey(split), 1).orElseThrow();
             if (split % 2 == 0) {
                 hot.merge(placement.worker(), 1, Integer::sum);
                 if (!preferred.contains(placement.worker())) {
@@ -126,19 +129,19 @@ public class TestSplitPlacer
         Map<Worker, WorkerLoad> loads = new HashMap<>();
         WorkerLoads engine = worker -> loads.getOrDefault(worker, WorkerLoad.IDLE);
         BusyLimits limits = new BusyLimits(10, 2);
-        SplitPlacer placer = new SplitPlacer(() -> membership, false, 2, 100, engine, limits, new PlacementStats());
+        SplitPlacer placer = placer(() -> membership, false, 100, engine, limits, new PlacementStats());
 
-        assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
+        assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
 
         // over max-splits-per-node but with room in its task queue: the engine still takes splits there
         loads.put(order.get(0), new WorkerLoad(10, 1));
-        assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
+        assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
 
         loads.put(order.get(0), new WorkerLoad(10, 2));
-        assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(order.get(1), ALTERNATIVE));
+        assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(order.get(1), ALTERNATIVE));
 
         loads.put(order.get(1), new WorkerLoad(50, 50));
-        Placement fallback = placer.place(key).orElseThrow();
+        Placement fallback = placer.place(key, 1).orElseThrow();
         assertThat(fallback.kind()).isEqualTo(FALLBACK);
         assertThat(fallback.worker()).isIn(order.get(2), order.get(3));
 
@@ -146,7 +149,7 @@ public class TestSplitPlacer
         for (Worker worker : order) {
             loads.put(worker, new WorkerLoad(10, 2));
         }
-        assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
+        assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(order.get(0), PREFERRED));
     }
 
     @Test
@@ -155,16 +158,17 @@ public class TestSplitPlacer
         List<Worker> all = workers(6);
         Worker leaving = all.get(3);
         AtomicReference<Membership> membership = new AtomicReference<>(Membership.of(all));
-        SplitPlacer placer = softPlacer(membership::get, new PlacementStats());
+        PlacementStats stats = new PlacementStats();
+        SplitPlacer placer = softPlacer(membership::get, stats);
         ZipfKeys zipf = new ZipfKeys(FILES, 1.1, 11);
         for (int split = 0; split < 20_000; split++) {
-            assertThat(placer.place(fileKey(zipf.nextRank()))).isPresent();
+            assertThat(placer.place(fileKey(zipf.nextRank()), 1)).isPresent();
         }
         assertThat(placer.summary().splitsPerNode().get(leaving.nodeId())).isPositive();
 
         membership.set(Membership.of(all.stream().filter(worker -> !worker.equals(leaving)).toList()));
         for (int split = 0; split < 20_000; split++) {
-            assertThat(placer.place(fileKey(zipf.nextRank())).orElseThrow().worker()).isNotEqualTo(leaving);
+            assertThat(placer.place(fileKey(zipf.nextRank()), 1).orElseThrow().worker()).isNotEqualTo(leaving);
         }
         PlacementSummary summary = placer.summary();
         assertThat(summary.splitsPerNode()).doesNotContainKey(leaving.nodeId()).hasSize(5);
@@ -172,13 +176,17 @@ public class TestSplitPlacer
         long live = summary.totalSplits();
         assertThat(summary.maxSplits()).isLessThanOrEqualTo((long) Math.ceil((1 + EPSILON) * live / 5));
 
-        // it joins again: it starts from what it had, and takes splits again
+        // it joins again: it starts empty (its old load left with it), and takes splits again up to the bound
+        long before = summary.totalSplits();
         membership.set(Membership.of(all));
         for (int split = 0; split < 20_000; split++) {
-            assertThat(placer.place(fileKey(zipf.nextRank()))).isPresent();
+            assertThat(placer.place(fileKey(zipf.nextRank()), 1)).isPresent();
         }
         assertThat(placer.summary().splitsPerNode()).hasSize(6);
-        assertThat(placer.summary().maxSplits()).isLessThanOrEqualTo((long) Math.ceil((1 + EPSILON) * placer.summary().totalSplits() / 6));
+        Map<String, Double> loads = stats.loadsSnapshot();
+        assertThat(loads.get(leaving.nodeId())).isPositive();
+        assertThat(loads.values().stream().mapToDouble(Double::doubleValue).sum()).isEqualTo(before + 20_000);
+        assertThat(loads.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow()).isLessThanOrEqualTo((1 + EPSILON) * (before + 20_000) / 6 + 1);
     }
 
     @Test
@@ -188,17 +196,17 @@ public class TestSplitPlacer
         AtomicReference<Membership> membership = new AtomicReference<>(Membership.of(all));
         BusyLimits limits = new BusyLimits(1, 1);
         WorkerLoads allBusy = worker -> new WorkerLoad(100, 100);
-        SplitPlacer placer = new SplitPlacer(membership::get, true, 2, EPSILON, allBusy, limits, new PlacementStats());
+        SplitPlacer placer = placer(membership::get, true, EPSILON, allBusy, limits, new PlacementStats());
         String key = fileKey(42);
         Worker first = membership.get().preferenceOrder(key, 1).getFirst();
         for (int split = 0; split < 1_000; split++) {
-            assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(first, PREFERRED));
+            assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(first, PREFERRED));
         }
         assertThat(placer.summary().maxSplits()).isEqualTo(1_000);
 
         Worker second = membership.get().preferenceOrder(key, 2).get(1);
         membership.set(Membership.of(all.stream().filter(worker -> !worker.equals(first)).toList()));
-        assertThat(placer.place(key).orElseThrow()).isEqualTo(new Placement(second, PREFERRED));
+        assertThat(placer.place(key, 1).orElseThrow()).isEqualTo(new Placement(second, PREFERRED));
     }
 
     @Test
@@ -206,7 +214,7 @@ public class TestSplitPlacer
     {
         PlacementStats stats = new PlacementStats();
         SplitPlacer placer = softPlacer(Membership.empty(), stats);
-        assertThat(placer.place(fileKey(1))).isEmpty();
+        assertThat(placer.place(fileKey(1), 1)).isEmpty();
         assertThat(stats.getUnplaced().getTotalCount()).isEqualTo(1);
         assertThat(placer.summary().totalSplits()).isZero();
     }
@@ -220,7 +228,7 @@ public class TestSplitPlacer
         ZipfKeys zipf = new ZipfKeys(FILES, 1.1, 3);
         for (int split = 0; split < 50_000; split++) {
             String key = fileKey(zipf.nextRank());
-            assertThat(second.place(key)).isEqualTo(first.place(key));
+            assertThat(second.place(key, 1)).isEqualTo(first.place(key, 1));
         }
     }
 
@@ -242,7 +250,7 @@ public class TestSplitPlacer
                     Map<String, Long> placed = new HashMap<>();
                     start.await();
                     for (int split = 0; split < SPLITS / threads; split++) {
-                        placed.merge(placer.place(fileKey(zipf.nextRank())).orElseThrow().worker().nodeId(), 1L, Long::sum);
+                        placed.merge(placer.place(fileKey(zipf.nextRank()), 1).orElseThrow().worker().nodeId(), 1L, Long::sum);
                     }
                     return placed;
                 }));
@@ -274,8 +282,8 @@ public class TestSplitPlacer
         SplitPlacer hard = factory(HARD_AFFINITY, membership, stats).createPlacer(WorkerLoads.UNKNOWN).orElseThrow();
         Set<PlacementKind> softKinds = new HashSet<>();
         for (int split = 0; split < 300; split++) {
-            softKinds.add(soft.place("one file").orElseThrow().kind());
-            assertThat(hard.place("one file").orElseThrow().kind()).isEqualTo(PREFERRED);
+            softKinds.add(soft.place("one file", 1).orElseThrow().kind());
+            assertThat(hard.place("one file", 1).orElseThrow().kind()).isEqualTo(PREFERRED);
         }
         assertThat(softKinds).containsExactlyInAnyOrder(PREFERRED, ALTERNATIVE, FALLBACK);
         assertThat(soft.summary().maxSplits()).isLessThanOrEqualTo((long) Math.ceil((1 + EPSILON) * 300 / 3));
@@ -292,7 +300,7 @@ public class TestSplitPlacer
         NodeSelectionConfig config = new NodeSelectionConfig()
                 .setNodeSelectionStrategy(strategy)
                 .setLoadBalanceEpsilon(EPSILON);
-        return new SplitPlacerFactory(config, () -> membership, BusyLimits.TRINO_DEFAULTS, stats);
+        return new SplitPlacerFactory(config, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, FROZEN);
     }
 
     private static SplitPlacer softPlacer(Membership membership, PlacementStats stats)
@@ -302,6 +310,12 @@ public class TestSplitPlacer
 
     private static SplitPlacer softPlacer(Supplier<Membership> membership, PlacementStats stats)
     {
-        return new SplitPlacer(membership, false, 2, EPSILON, WorkerLoads.UNKNOWN, BusyLimits.TRINO_DEFAULTS, stats);
+        return placer(membership, false, EPSILON, WorkerLoads.UNKNOWN, BusyLimits.TRINO_DEFAULTS, stats);
+    }
+
+    // a placer with a load account of its own that never decays (a frozen clock)
+    private static SplitPlacer placer(Supplier<Membership> membership, boolean pinned, double epsilon, WorkerLoads engineLoads, BusyLimits limits, PlacementStats stats)
+    {
+        return new SplitPlacer(new PlacedLoad(membership, new Duration(10, SECONDS), FROZEN, stats), pinned, 2, epsilon, engineLoads, limits, stats);
     }
 }

@@ -1,5 +1,7 @@
 package io.overdrive.scheduler.affinity;
 
+import com.google.common.base.Ticker;
+
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -10,6 +12,18 @@ import static com.google.common.collect.ImmutableList.toImmutableList;
  */
 final class Workers
 {
+    /**
+     * A clock that never moves: loads placed under it never decay.
+     */
+    static final Ticker FROZEN = new Ticker()
+    {
+        @Override
+        public long read()
+        {
+            return 0;
+        }
+    };
+
     private Workers() {}
 
     static Worker worker(int number)

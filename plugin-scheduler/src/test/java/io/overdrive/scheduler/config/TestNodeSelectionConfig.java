@@ -31,7 +31,8 @@ public class TestNodeSelectionConfig
                 .setPreferredHostsCount(2)
                 .setAffinityGranularity("FILE")
                 .setLoadBalanceEpsilon(0.25)
-                .setMembershipRefreshInterval(new Duration(5, SECONDS)));
+                .setMembershipRefreshInterval(new Duration(5, SECONDS))
+                .setLoadHalfLife(new Duration(10, SECONDS)));
     }
 
     @Test
@@ -43,6 +44,7 @@ public class TestNodeSelectionConfig
                 .put("node-selection.affinity-granularity", "SPLIT")
                 .put("node-selection.load-balance-epsilon", "0.1")
                 .put("node-selection.membership-refresh-interval", "500ms")
+                .put("node-selection.load-half-life", "30s")
                 .buildOrThrow();
 
         NodeSelectionConfig expected = new NodeSelectionConfig()
@@ -50,7 +52,8 @@ public class TestNodeSelectionConfig
                 .setPreferredHostsCount(3)
                 .setAffinityGranularity("SPLIT")
                 .setLoadBalanceEpsilon(0.1)
-                .setMembershipRefreshInterval(new Duration(500, MILLISECONDS));
+                .setMembershipRefreshInterval(new Duration(500, MILLISECONDS))
+                .setLoadHalfLife(new Duration(30, SECONDS));
 
         assertFullMapping(properties, expected);
     }
@@ -79,6 +82,8 @@ public class TestNodeSelectionConfig
         assertInvalid("node-selection.load-balance-epsilon", "101", "node-selection.load-balance-epsilon must be at most 100");
         assertInvalid("node-selection.membership-refresh-interval", "10ms", "node-selection.membership-refresh-interval must be at least 100ms");
         assertInvalid("node-selection.membership-refresh-interval", "5m", "node-selection.membership-refresh-interval must be at most 1m");
+        assertInvalid("node-selection.load-half-life", "10ms", "node-selection.load-half-life must be at least 100ms");
+        assertInvalid("node-selection.load-half-life", "2h", "node-selection.load-half-life must be at most 1h");
         assertInvalid("node-selection-strategy", "SOFT", "node-selection-strategy must be one of " + allowed(NodeSelectionStrategy.class));
         assertInvalid("node-selection.affinity-granularity", "BLOCK", "node-selection.affinity-granularity must be one of " + allowed(AffinityGranularity.class));
     }
