@@ -180,7 +180,7 @@ public final class PlacementStats
     @Managed(description = "Each live worker's recently placed split weight (all queries of the catalog, decayed by node-selection.load-half-life), as nodeId=load sorted by node id")
     public String getWorkerLoads()
     {
-        return loadsSnapshot().entrySet().stream()
+        return ImmutableSortedMap.copyOf(loadsSnapshot()).entrySet().stream()
                 .map(entry -> "%s=%.1f".formatted(entry.getKey(), entry.getValue()))
                 .collect(joining(", "));
     }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.weakref.jmx.MBeanExporter;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Map;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -50,6 +51,19 @@ public class TestSchedulerStatsJmx
             assertThat(server.getAttribute(name, "LastQueryMaxSplitsPerNode")).isEqualTo(6L);
             assertThat((double) server.getAttribute(name, "LastQueryAverageSplitsPerNode")).isCloseTo(4.0, within(1e-9));
             assertThat((double) server.getAttribute(name, "LastQueryImbalance")).isCloseTo(1.5, within(1e-9));
+
+            stats.setLoadView(() -> Map.of("node-a", 300.0, "node-b", 100.0));
+            assertThat(server.getAttribute(name, "WorkerLoads")).isEqualTo("node-a=300.0, node-b=100.0");
+            assertThat((double) server.getAttribute(name, "LoadImbalance")).isCloseTo(1.5, within(1e-9));
+            Worker c = new Worker("node-c", "10.0.0.3:8080");
+            stats.recordMembershipChange(List.of(A, B), List.of(B, c), 0.45, 1000);
+            assertThat(server.getAttribute(name, "MembershipChanges.TotalCount")).isEqualTo(1L);
+            assertThat((double) server.getAttribute(name, "LastRemapFraction")).isCloseTo(0.45, within(1e-9));
+            // one of 2 joined, one of 2 left
+            assertThat((double) server.getAttribute(name, "LastRemapIdealFraction")).isCloseTo(1.0, within(1e-9));
+            assertThat(server.getAttribute(name, "LastRemapSampledKeys")).isEqualTo(1000L);
+            assertThat(server.getAttribute(name, "LastRemapJoined")).isEqualTo(1L);
+            assertThat(server.getAttribute(name, "LastRemapLeft")).isEqualTo(1L);
         }
         finally {
             server.unregisterMBean(name);
