@@ -19,10 +19,15 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
@@ -58,6 +63,14 @@ class TestSoftAffinityMultiProcess
                         "node-selection-strategy", "SOFT_AFFINITY",
                         "node-selection.membership-refresh-interval", "1s")))
                 .catalog("spread", "overdrive_hive", withCache(hive, "cache-spread", Map.of()))
+                // for the skewed queries alone; a half-life far beyond the test, so that its load account is the raw sum
+                .catalog("skew", "overdrive_hive", withCache(hive, "cache-skew", Map.of(
+                        "node-selection-strategy", "SOFT_AFFINITY",
+                        "node-selection.load-half-life", "1h",
+                        "node-selection.membership-refresh-interval", "1s",
+                        // split weights in proportion to the (small) files' sizes, as they are for files near 64 MB
+                        "hive.max-split-size", "1MB",
+                        "hive.minimum-assigned-split-weight", "0.01")))
                 .catalog("hive", "hive", hive)
                 .catalog("tpch", "tpch", Map.of())
                 .start();
@@ -113,6 +126,54 @@ class TestSoftAffinityMultiProcess
 
     @Test
     @Order(2)
+    void concurrentQueriesOnHotFilesStayWithinTheLoadBound()
+            throws Exception
+    {
+        // two hot files of similar size (two partitions), read by 6 clients at once: a bound per query would send each
+        // query's two splits to the same two workers every time (max/avg 1.5 or 3); the catalog's shared bound spreads them
+        List<String> hot = List.of(
+                "SELECT count(*), sum(totalprice) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH')",
+                "SELECT orderpriority, max(totalprice), min(orderdate) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH') GROUP BY 1 ORDER BY 1",
+                "SELECT count(DISTINCT custkey) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH') AND totalprice > 1000");
+        List<List<List<Object>>> expected = hot.stream().map(sql -> cluster.query(sql.formatted("hive"))).toList();
+        int clients = 6;
+        int queriesPerClient = 10;
+        List<Future<List<String>>> results = new ArrayList<>();
+        try (ExecutorService executor = Executors.newFixedThreadPool(clients)) {
+            for (int client = 0; client < clients; client++) {
+                int first = client;
+                results.add(executor.submit(() -> {
+                    List<String> wrong = new ArrayList<>();
+                    for (int query = 0; query < queriesPerClient; query++) {
+                        int index = (first + query) % hot.size();
+                        if (!ResultRows.same(cluster.query(hot.get(index).formatted("skew")), expected.get(index))) {
+                            wrong.add(hot.get(index));
+                        }
+                    }
+                    return wrong;
+                }));
+            }
+        }
+        for (Future<List<String>> result : results) {
+            assertThat(result.get()).as("queries whose rows differ from stock hive").isEmpty();
+        }
+
+        long[] bytes = cluster.workers().stream()
+                .mapToLong(worker -> JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.stats:type=PageCacheStats,name=skew,*", "BytesFromCache")
+                        + JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.stats:type=PageCacheStats,name=skew,*", "BytesFromRemote"))
+                .toArray();
+        double average = Arrays.stream(bytes).average().orElseThrow();
+        double imbalance = Arrays.stream(bytes).max().orElseThrow() / average;
+        double loadImbalance = JmxAttributes.value(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.stats:type=PlacementStats,name=skew,*", "LoadImbalance");
+        System.out.printf("skewed queries: bytes read per worker %s, max/avg %.3f; placement load max/avg %.3f%n", Arrays.toString(bytes), imbalance, loadImbalance);
+        // 120 splits of about equal size, 40 per worker on average: the bound (1.25) plus one split of slack
+        assertThat(loadImbalance).isLessThanOrEqualTo(1.25 + 3.0 / (clients * queriesPerClient * 2));
+        assertThat(imbalance).as("bytes read per worker %s", Arrays.toString(bytes)).isLessThanOrEqualTo(1.30);
+        assertThat(Arrays.stream(bytes).min().orElseThrow()).as("bytes read by the least busy worker").isPositive();
+    }
+
+    @Test
+    @Order(3)
     void stoppedWorkerFailsNoLaterQuery()
     {
         TrinoNode victim = cluster.workers().getLast();

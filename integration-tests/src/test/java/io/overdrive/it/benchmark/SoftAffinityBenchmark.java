@@ -339,17 +339,21 @@ public class SoftAffinityBenchmark
             out.append("### Skewed workload (hot files)\n\n");
             out.append("%d concurrent clients (threads, one JDBC connection per query) run %d queries per catalog over the two partitions of `hot` (H1-H3 in turn), in two halves per catalog in the order %s. Caches warmed first (each query twice per catalog). Latency is per query, client side. Bytes read per worker = cache + remote bytes of that catalog's cache counters during the measured queries, i.e. where the hot files' splits ran.\n\n"
                     .formatted(clients, skewedQueries / 2 * 2, String.join(", ", order.stream().map(c -> "`" + c + "`").toList())));
-            out.append("| catalog | split placement | P50 (ms) | P95 (ms) | max (ms) | queries/s | bytes read per worker (w1 / w2 / w3) |\n|---|---|---:|---:|---:|---:|---|\n");
+            out.append("| catalog | split placement | P50 (ms) | P95 (ms) | max (ms) | queries/s | bytes read per worker (w1 / w2 / w3) | max / avg |\n|---|---|---:|---:|---:|---:|---|---:|\n");
             for (String catalog : List.of(TRINO, SOFT, NOPREF)) {
                 List<Double> samples = latencies.get(catalog);
-                out.append("| `%s` | %s | %s | %s | %s | %.2f | %s |\n".formatted(catalog, placement(catalog),
+                long[] bytes = workerBytes.get(catalog);
+                double averageBytes = java.util.Arrays.stream(bytes).average().orElse(0);
+                out.append("| `%s` | %s | %s | %s | %s | %.2f | %s | %.2f |\n".formatted(catalog, placement(catalog),
                         formatMillis(percentile(samples, 50)), formatMillis(percentile(samples, 95)), formatMillis(percentile(samples, 100)),
-                        samples.size() / wallSeconds.get(catalog), String.join(" / ", java.util.Arrays.stream(workerBytes.get(catalog)).mapToObj(BenchmarkStats::formatBytes).toList())));
+                        samples.size() / wallSeconds.get(catalog), String.join(" / ", java.util.Arrays.stream(bytes).mapToObj(BenchmarkStats::formatBytes).toList()),
+                        averageBytes == 0 ? 1 : java.util.Arrays.stream(bytes).max().orElse(0) / averageBytes));
             }
             long[] placementAll = placement();
-            out.append("\n`soft` split placement during its measured queries (coordinator `PlacementStats`): preferred %,d, alternative %,d, fallback %,d; over the whole run: preferred %,d, alternative %,d, fallback %,d (last query imbalance %.2f).\n\n".formatted(
+            out.append("\n`soft` split placement during its measured queries (coordinator `PlacementStats`): preferred %,d, alternative %,d, fallback %,d; over the whole run: preferred %,d, alternative %,d, fallback %,d (last scan's imbalance %.2f; the catalog's load account at the end: %s).\n\n".formatted(
                     softPlacement[0], softPlacement[1], softPlacement[2], placementAll[0], placementAll[1], placementAll[2],
-                    jmxDouble(cluster.coordinator().jmxPort(), placementStats(), "LastQueryImbalance")));
+                    jmxDouble(cluster.coordinator().jmxPort(), placementStats(), "LastQueryImbalance"),
+                    jmxString(cluster.coordinator().jmxPort(), placementStats(), "WorkerLoads")));
             out.append("```sql\n");
             for (int i = 0; i < HOT_QUERIES.size(); i++) {
                 out.append("-- H").append(i + 1).append('\n').append(HOT_QUERIES.get(i).formatted("<catalog>")).append(";\n");
@@ -508,13 +512,26 @@ public class SoftAffinityBenchmark
      * Sums a numeric attribute over the MBeans {@code type/catalog} on one node (JMX on loopback); an attribute
      * that does not exist fails with the attributes that do, so a renamed counter is obvious.
      */
+    static double jmxDouble(int port, String pattern, String attribute)
+    {
+        return jmxValues(port, pattern, attribute).stream()
+                .filter(value -> value instanceof Number number && !Double.isNaN(number.doubleValue()))
+                .mapToDouble(value -> ((Number) value).doubleValue())
+                .sum();
+    }
+
+    static String jmxString(int port, String pattern, String attribute)
+    {
+        return String.join("; ", jmxValues(port, pattern, attribute).stream().map(String::valueOf).toList());
+    }
+
+    // the attribute of every MBean of the pattern's type ("Type/catalog") whose name carries the catalog.
     // JMX over RMI looks the connector up through JNDI: here only on loopback, at the benchmark's own Trino processes
     @SuppressWarnings("BanJNDI")
-    static double jmxDouble(int port, String pattern, String attribute)
+    private static List<Object> jmxValues(int port, String pattern, String attribute)
     {
         try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:%s/jmxrmi".formatted(port)), Map.of())) {
             MBeanServerConnection server = connector.getMBeanServerConnection();
-            double total = 0;
             String type = pattern.substring(0, pattern.indexOf('/'));
             String catalog = pattern.substring(pattern.indexOf('/') + 1);
             List<ObjectName> matching = server.queryNames(new ObjectName("*:type=" + type + ",*"), null).stream()
@@ -523,17 +540,15 @@ public class SoftAffinityBenchmark
             if (matching.isEmpty()) {
                 throw new IllegalStateException("no %s MBean of catalog %s on port %s; there are %s".formatted(type, catalog, port, server.queryNames(new ObjectName("*:type=" + type + ",*"), null)));
             }
+            List<Object> values = new ArrayList<>();
             for (ObjectName name : matching) {
                 List<String> names = java.util.Arrays.stream(server.getMBeanInfo(name).getAttributes()).map(MBeanAttributeInfo::getName).toList();
                 if (!names.contains(attribute)) {
                     throw new IllegalStateException("%s has no attribute %s; it has %s".formatted(name, attribute, names));
                 }
-                Object value = server.getAttribute(name, attribute);
-                if (value instanceof Number number && !Double.isNaN(number.doubleValue())) {
-                    total += number.doubleValue();
-                }
+                values.add(server.getAttribute(name, attribute));
             }
-            return total;
+            return values;
         }
         catch (IllegalStateException e) {
             throw e;
