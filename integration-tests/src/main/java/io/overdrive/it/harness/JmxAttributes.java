@@ -52,6 +52,18 @@ public final class JmxAttributes
         });
     }
 
+    /** An attribute of the one MBean matching {@code pattern}, as text (a map rendered by the MBean, a name). */
+    public static String text(int port, String pattern, String attribute)
+    {
+        return withServer(port, server -> {
+            Set<ObjectName> names = server.queryNames(new ObjectName(pattern), null);
+            if (names.size() != 1) {
+                throw new IllegalStateException("expected one MBean matching %s on port %s, found %s".formatted(pattern, port, names));
+            }
+            return String.valueOf(server.getAttribute(names.iterator().next(), attribute));
+        });
+    }
+
     /**
      * Every whole-number attribute (a counter, a gauge) of the MBeans matching {@code pattern} on the node, summed by
      * name over those MBeans; none when nothing matches. For counters whose names a benchmark cannot be sure of.

@@ -53,6 +53,15 @@ public record ProjectLayout(Path root)
         return requireDirectory(root.resolve("integration-tests/trino-server/target/trino-server-" + TRINO_VERSION + "/plugin"));
     }
 
+    /**
+     * Trino's filesystem exchange manager plugin folder ({@code exchange-filesystem}), for fault-tolerant execution;
+     * kept apart from the stock plugins so that only clusters with an exchange manager load it.
+     */
+    public Path exchangePluginDirectory()
+    {
+        return requireDirectory(root.resolve("integration-tests/trino-server/target/trino-server-" + TRINO_VERSION + "/exchange-plugin/exchange-filesystem"));
+    }
+
     /** The zips a user unzips into Trino's {@code plugin/} folder, one per Overdrive plugin module. */
     public List<Path> overdrivePluginZips()
     {

@@ -89,6 +89,7 @@ public final class TrinoProcessCluster
         private final Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
         private final Map<String, String> coordinatorProperties = new LinkedHashMap<>();
         private final Map<String, String> workerProperties = new LinkedHashMap<>();
+        private final Map<String, String> exchangeManagerProperties = new LinkedHashMap<>();
 
         private Builder(ProjectLayout layout, Path workDirectory)
         {
@@ -136,6 +137,18 @@ public final class TrinoProcessCluster
             return this;
         }
 
+        /**
+         * Every node's {@code etc/exchange-manager.properties} (with {@code exchange-manager.name}), which
+         * {@code retry-policy=TASK} needs, and Trino's filesystem exchange manager plugin in {@code plugin/}; none by
+         * default.
+         */
+        public Builder exchangeManager(Map<String, String> properties)
+        {
+            exchangeManagerProperties.clear();
+            exchangeManagerProperties.putAll(properties);
+            return this;
+        }
+
         public TrinoProcessCluster start()
         {
             Path plugins = installPlugins();
@@ -157,7 +170,8 @@ public final class TrinoProcessCluster
             }
         }
 
-        // every node shares one plugin/ folder: the stock plugins and the unzipped Overdrive zips
+        // every node shares one plugin/ folder: the stock plugins (and the exchange manager's, when configured) and
+        // the unzipped Overdrive zips
         private Path installPlugins()
         {
             Path plugins = workDirectory.resolve("plugin");
@@ -168,6 +182,10 @@ public final class TrinoProcessCluster
                     for (Path plugin : stock.toList()) {
                         Files.createSymbolicLink(plugins.resolve(plugin.getFileName()), plugin);
                     }
+                }
+                if (!exchangeManagerProperties.isEmpty()) {
+                    Path exchange = layout.exchangePluginDirectory();
+                    Files.createSymbolicLink(plugins.resolve(exchange.getFileName()), exchange);
                 }
                 for (Path zip : layout.overdrivePluginZips()) {
                     unzip(zip, plugins);
@@ -207,6 +225,9 @@ public final class TrinoProcessCluster
                 }
                 writeProperties(home.resolve("etc/config.properties"), config);
                 writeProperties(home.resolve("etc/log.properties"), Map.of("io.trino", "INFO", "io.overdrive", "INFO"));
+                if (!exchangeManagerProperties.isEmpty()) {
+                    writeProperties(home.resolve("etc/exchange-manager.properties"), exchangeManagerProperties);
+                }
                 for (Map.Entry<String, Map<String, String>> catalog : catalogs.entrySet()) {
                     writeProperties(home.resolve("etc/catalog/" + catalog.getKey() + ".properties"), catalog.getValue());
                 }
