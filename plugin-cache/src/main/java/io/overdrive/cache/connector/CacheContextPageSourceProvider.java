@@ -3,6 +3,7 @@ package io.overdrive.cache.connector;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.placement.OverdriveSplit;
 import io.trino.plugin.hive.HiveTableHandle;
+import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
@@ -27,10 +28,15 @@ public class CacheContextPageSourceProvider
         implements ConnectorPageSourceProvider
 {
     private final ConnectorPageSourceProvider hive;
+    private final HostAddress self;
 
-    public CacheContextPageSourceProvider(ConnectorPageSourceProvider hive)
+    /**
+     * @param self this node's address, as the coordinator's placement names it
+     */
+    public CacheContextPageSourceProvider(ConnectorPageSourceProvider hive, HostAddress self)
     {
         this.hive = requireNonNull(hive, "hive is null");
+        this.self = requireNonNull(self, "self is null");
     }
 
     @Override
@@ -70,10 +76,11 @@ public class CacheContextPageSourceProvider
         return hive.getMemoryUsage();
     }
 
-    // under soft affinity only the file's preferred workers cache it; the coordinator's placement says which
-    private static CacheReadContext context(ConnectorTableHandle table, ConnectorSplit split)
+    // under soft affinity only the file's preferred workers cache it; the coordinator's placement says which, for the
+    // worker it chose: a split the engine runs elsewhere (a task retried under retry-policy=TASK, a worker gone) reads through
+    private CacheReadContext context(ConnectorTableHandle table, ConnectorSplit split)
     {
-        boolean cacheable = !(split instanceof OverdriveSplit placed) || placed.isCacheable();
+        boolean cacheable = !(split instanceof OverdriveSplit placed) || (placed.isCacheable() && placed.placedOn().contains(self));
         if (table instanceof HiveTableHandle hiveTable) {
             return CacheReadContext.forTable(hiveTable.getSchemaName(), hiveTable.getTableName(), cacheable);
         }

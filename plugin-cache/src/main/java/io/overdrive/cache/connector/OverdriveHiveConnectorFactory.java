@@ -78,7 +78,7 @@ public class OverdriveHiveConnectorFactory
         }
         return new OverdriveConnector(
                 hive,
-                new CacheContextPageSourceProvider(hive.getPageSourceProvider()),
+                new CacheContextPageSourceProvider(hive.getPageSourceProvider(), context.getCurrentNode().getHostAndPort()),
                 new OverdriveSplitManager(
                         hive.getSplitManager(),
                         context.getNodeManager(),
