@@ -76,7 +76,7 @@ final class PlacementCharts
             log.setBase(10);
             log.setSmallestValue(10);
             // a tick per power of ten, written out (10, 100, 1,000 ms), not as 10^x
-            log.setTickUnit(new NumberTickUnit(1), false, false);
+            log.setTickUnit(new NumberTickUnit(1), false, true);
             log.setNumberFormatOverride(new DecimalFormat("#,##0", DecimalFormatSymbols.getInstance(Locale.ROOT)));
             chart.getCategoryPlot().setRangeAxis(log);
         }

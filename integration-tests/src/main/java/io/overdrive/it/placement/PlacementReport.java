@@ -132,14 +132,16 @@ final class PlacementReport
         out.append(format("## %,d workers%n%n", config.workers()));
         out.append(format("%,.0f s of arrivals (%,.0f s warm-up), %,d measured queries; simulated in %,.0f s CPU.%n%n",
                 config.arrivalSeconds(), config.warmupSeconds(), first.result().queries(), scale.stream().mapToDouble(Run::cpuSeconds).sum()));
-        out.append("| policy | hit ratio | split wait P50 / P95 / P99 (ms) | query P50 / P95 / P99 (ms) | mean query (ms) | splits unfinished when arrivals stopped |\n");
-        out.append("|---|---:|---:|---:|---:|---:|\n");
+        out.append("| policy | hit ratio | split wait P50 / P95 / P99 (ms) | query P50 / P95 / P99 (ms) | mean query (ms) | splits unfinished when arrivals stopped | drained after (s) |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
         for (Run run : scale) {
             SimulationResult result = run.result();
-            out.append(format("| `%s` | %.3f | %s / %s / %s | %s / %s / %s | %s | %,d |%n", result.policy(), result.hitRatio(),
+            out.append(format("| `%s` | %.3f | %s / %s / %s | %s / %s / %s | %s | %,d | %,.1f |%n", result.policy(), result.hitRatio(),
                     millis(result.splitWaitP50()), millis(result.splitWaitP95()), millis(result.splitWaitP99()),
-                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), millis(result.queryMean()), result.backlogAtEnd()));
+                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), millis(result.queryMean()), result.backlogAtEnd(), result.drainSeconds()));
         }
+        out.append(format("%nA policy that keeps up leaves about the splits of the last half second unfinished and drains in a second or two; "
+                + "one that does not keep up leaves a queue that grows with the length of the run, and so do its percentiles.%n"));
         out.append("\n| policy | max/avg splits run | max/avg busy time | utilisation: mean / busiest worker | cached copies per cached file | remap on join | remap on leave | placer's own remap (join / leave) | preferred / alternative / fallback |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Run run : scale) {
