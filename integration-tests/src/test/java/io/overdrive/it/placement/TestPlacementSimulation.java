@@ -67,7 +67,6 @@ final class TestPlacementSimulation
     {
         // the placer bounds its decayed account at 1 + epsilon; the splits run over the window drift a little above it
         assertThat(results.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
-        assertThat(results.get("overdrive").fallbackShare()).as("the hot files overflow their preferred workers").isPositive();
         // Trino's 2 preferred hosts per bucket take every split of their keys, however hot
         assertThat(results.get("trino").maxAvgSplits()).isGreaterThan(1.5);
         assertThat(results.get("trino").fallbackShare()).isZero();
