@@ -1,0 +1,293 @@
+package io.overdrive.it.placement;
+
+import io.overdrive.it.placement.PlacementSimulation.Run;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static java.util.stream.Collectors.joining;
+
+/**
+ * The simulation's Markdown report: the model, a table per scale, the issue's goals, the sensitivity runs and
+ * Overdrive's settings. Every figure comes from the runs passed in.
+ */
+final class PlacementReport
+{
+    static final String MAIN = "main";
+    static final String SENSITIVITY = "sensitivity";
+    static final String SETTINGS_100 = "settings-100";
+    static final String SETTINGS_1000 = "settings-1000";
+
+    private static final Map<String, String> SECTION_NAMES = Map.of(
+            MAIN, "all policies",
+            SENSITIVITY, "sensitivity",
+            SETTINGS_100, "Overdrive's settings",
+            SETTINGS_1000, "Overdrive's settings");
+
+    private PlacementReport() {}
+
+    static String render(List<Run> runs, Instant started, double wallSeconds, boolean quick, long seed)
+    {
+        StringBuilder out = new StringBuilder();
+        double cpuSeconds = runs.stream().mapToDouble(Run::cpuSeconds).sum();
+        double meanLoad = runs.stream().mapToDouble(Run::loadAverage).filter(load -> !Double.isNaN(load)).average().orElse(Double.NaN);
+        double maxLoad = runs.stream().mapToDouble(Run::loadAverage).filter(load -> !Double.isNaN(load)).max().orElse(Double.NaN);
+        out.append("# Placement at cluster scale (simulation)\n\n");
+        if (quick) {
+            out.append("**Quick smoke run (`--quick`): a tenth of the simulated time and no 1,000-worker runs; not for the docs.**\n\n");
+        }
+        out.append(format("Run %s, %,.0f s wall, %,.0f s CPU (one thread), %d runs, seed %d. Machine: %d CPUs, JDK %s (%s), %s %s. "
+                        + "Load average (1 min) after each run: mean %.1f, max %.1f.%n%n",
+                started, wallSeconds, cpuSeconds, runs.size(), seed, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"), System.getProperty("os.name"), System.getProperty("os.arch"), meanLoad, maxLoad));
+        model(out, runs);
+        for (int workers : scales(runs)) {
+            List<Run> scale = runs.stream().filter(run -> run.section().equals(MAIN) && run.config().workers() == workers).toList();
+            if (!scale.isEmpty()) {
+                scaleTables(out, scale);
+            }
+        }
+        goals(out, runs);
+        sensitivity(out, runs);
+        settings(out, runs);
+        return out.toString();
+    }
+
+    private static void model(StringBuilder out, List<Run> runs)
+    {
+        SimulationConfig config = runs.getFirst().config();
+        out.append("## Model\n\n");
+        out.append(format("""
+                        | parameter | value |
+                        |---|---|
+                        | workers | %s at the start; one more joins at %.0f%% of the arrival period, one of the original ones (chosen by the seed) leaves at %.0f%% |
+                        | split slots per worker | %d (splits running at once; more wait in the worker's FIFO queue) |
+                        | lake | %d files per starting worker, %d splits per file (one split = one cacheable unit) |
+                        | page cache per worker | %d splits' data, LRU (%.0f%% of a worker's share of the lake) |
+                        | file popularity | Zipf, exponent %.1f: the hottest file gets %.1f%% of the queries at %,d workers, %.1f%% at %,d |
+                        | queries | Poisson arrivals; each reads all %d splits of one file; query time = last split's finish - arrival |
+                        | split service time | %.0f ms CPU + %.0f ms reading when the worker has the split cached, %.0f ms reading it remotely (a miss) |
+                        | offered load | %.0f%% of the slots at a reference hit ratio of %.0f%% (mean %.1f ms per split): the same arrivals for every policy, each then has its own hit ratio and so its own utilisation |
+                        | measured | queries that arrive after the warm-up until arrivals stop; then the run drains |
+                        | Overdrive | the real `SplitPlacerFactory`, `SOFT_AFFINITY`, defaults (`preferred-hosts-count` %d, `load-balance-epsilon` %.2f, `load-half-life` %.0fs, `FILE` granularity), `BusyLimits.TRINO_DEFAULTS`, one `createPlacer(WorkerLoads.UNKNOWN)` per query, `place(path, 1)` per split, on the simulation's clock |
+                        | Trino 483 engine | `node-scheduler.max-splits-per-node` 256, `min-pending-splits-per-task` 16, `min-candidates` 10, `splits-balancing-policy` %s |
+                        | Presto engine | `max-splits-per-node` 100, `max-pending-splits-per-task` 10, 10 random candidates, consistent hashing with 100 virtual nodes per worker |
+
+                        """,
+                scales(runs).stream().map(workers -> format("%,d", workers)).collect(joining(", ")),
+                100 * config.joinFraction(), 100 * config.leaveFraction(), config.slotsPerWorker(), config.filesPerWorker(), config.splitsPerFile(),
+                config.cachedSplitsPerWorker(), 100.0 * config.cachedSplitsPerWorker() / (config.filesPerWorker() * config.splitsPerFile()),
+                config.zipfExponent(), 100 * new Lake(scales(runs).getFirst() * config.filesPerWorker(), 1, config.zipfExponent()).popularity(0), scales(runs).getFirst(),
+                100 * new Lake(scales(runs).getLast() * config.filesPerWorker(), 1, config.zipfExponent()).popularity(0), scales(runs).getLast(),
+                config.splitsPerFile(), config.cpuMillis(), config.localReadMillis(), config.remoteReadMillis(),
+                100 * config.utilisation(), 100 * config.referenceHitRatio(), config.referenceServiceMillis(),
+                config.preferredHostsCount(), config.loadBalanceEpsilon(), config.loadHalfLifeSeconds(), config.splitsBalancing()));
+        out.append("Per scale:\n\n| workers | files | queries/s | splits/s | arrivals (s) | warm-up (s) | measured queries | hottest file's share |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (int workers : scales(runs)) {
+            Optional<Run> first = runs.stream().filter(run -> run.section().equals(MAIN) && run.config().workers() == workers).findFirst();
+            if (first.isEmpty()) {
+                continue;
+            }
+            SimulationConfig scale = first.get().config();
+            out.append(format("| %,d | %,d | %,.0f | %,.0f | %,.0f | %,.0f | %,d | %.1f%% |%n", workers, scale.files(), scale.queriesPerSecond(),
+                    scale.queriesPerSecond() * scale.splitsPerFile(), scale.arrivalSeconds(), scale.warmupSeconds(), first.get().result().queries(),
+                    100 * new Lake(scale.files(), 1, scale.zipfExponent()).popularity(0)));
+        }
+        out.append("""
+
+                Policies (the same arrivals for each):
+
+                - `overdrive`: the real plugin-scheduler placer as `overdrive_hive` uses it. The split queues on the worker it chose (the engine \
+                keeps a split with one address on that worker). Only a placement on one of the file's preferred workers \
+                (`isPreferredWorker()`) may cache; a `FALLBACK` reads through.
+                - `trino`: Trino 483 with `fs.cache` on stock Hive, as read from its bytecode: the affinity key is per split \
+                (`CacheSplitAffinityProvider`: `path:start:length`), hashed to one of 2048 buckets; `StableHostAddressProvider` maps \
+                each bucket to 2 hosts by rendezvous hashing; `UniformNodeSelector` takes only those 2 as candidates (no fallback) and, \
+                with the default `STAGE` balancing, picks the one with fewer splits of this query on it (ties to the second), so it \
+                does not see other queries' load. A split waits only when both hosts hold 256 splits and 16 of this query's (never \
+                with 4-split queries). Both hosts cache.
+                - `presto-modular`, `presto-consistent`: Presto's `SOFT_AFFINITY`: preferred = hash(path) mod N (or the owner on a \
+                ring with 100 virtual nodes per worker), alternative = the next worker (the next other owner on the ring); the \
+                preferred unless it holds 100 splits, else the alternative, else the least busy of 10 random workers. Only preferred \
+                and alternative cache.
+                - `none`: `NO_PREFERENCE`: the engine picks among 10 random workers as for `trino` (with `STAGE` balancing that is \
+                effectively a random worker for a small query); every worker caches what it reads.
+
+                Remap: the fraction of split keys (up to 20,000: every file's splits of an evenly spaced sample of files) whose first \
+                choice changed on the join and on the leave; the ideal of consistent hashing is 1/(N+1) for both. For Overdrive also \
+                the placer's own figure (`PlacementStats.getLastRemapFraction`, over its 4,096 most recently placed keys). Loads count \
+                the splits that started in the measured window on the workers live through all of it; busy = their service time.
+
+                """);
+    }
+
+    private static void scaleTables(StringBuilder out, List<Run> scale)
+    {
+        Run first = scale.getFirst();
+        SimulationConfig config = first.config();
+        out.append(format("## %,d workers%n%n", config.workers()));
+        out.append(format("%,.0f s of arrivals (%,.0f s warm-up), %,d measured queries; simulated in %,.0f s CPU.%n%n",
+                config.arrivalSeconds(), config.warmupSeconds(), first.result().queries(), scale.stream().mapToDouble(Run::cpuSeconds).sum()));
+        out.append("| policy | hit ratio | split wait P50 / P95 / P99 (ms) | query P50 / P95 / P99 (ms) | mean query (ms) | splits unfinished when arrivals stopped | drained after (s) |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Run run : scale) {
+            SimulationResult result = run.result();
+            out.append(format("| `%s` | %.3f | %s / %s / %s | %s / %s / %s | %s | %,d | %,.1f |%n", result.policy(), result.hitRatio(),
+                    millis(result.splitWaitP50()), millis(result.splitWaitP95()), millis(result.splitWaitP99()),
+                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), millis(result.queryMean()), result.backlogAtEnd(), result.drainSeconds()));
+        }
+        out.append(format("%nA policy that keeps up leaves about the splits of the last half second unfinished and drains in a second or two; "
+                + "one that does not keep up leaves a queue that grows with the length of the run, and so do its percentiles.%n"));
+        out.append("\n| policy | max/avg splits run | max/avg busy time | utilisation: mean / busiest worker | cached copies per cached file | remap on join | remap on leave | placer's own remap (join / leave) | preferred / alternative / fallback |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Run run : scale) {
+            SimulationResult result = run.result();
+            out.append(format("| `%s` | %.2f | %.2f | %.2f / %.2f | %.2f | %s | %s | %s | %s |%n", result.policy(), result.maxAvgSplits(), result.maxAvgBusy(),
+                    result.utilisation(), result.maxWorkerUtilisation(), result.copiesPerCachedFile(),
+                    remap(result.remapJoin(), result.idealRemap()), remap(result.remapLeave(), result.idealRemap()),
+                    Double.isNaN(result.placerRemapJoin()) ? "-" : format("%.4f / %.4f", result.placerRemapJoin(), result.placerRemapLeave()),
+                    shares(result)));
+        }
+        out.append(format("%nIdeal remap 1/(N+1) = %.4f; the goal's 1.1/(N+1) = %.4f.%n%n", first.result().idealRemap(), 1.1 * first.result().idealRemap()));
+    }
+
+    private static void goals(StringBuilder out, List<Run> runs)
+    {
+        out.append("## Against the issue's goals (100 and 1,000 workers, Zipf skew)\n\n");
+        out.append("| goal | workers | Overdrive | Trino 483 | verdict |\n|---|---:|---:|---:|---|\n");
+        for (int workers : List.of(100, 1000)) {
+            Optional<SimulationResult> overdrive = find(runs, MAIN, workers, "overdrive");
+            Optional<SimulationResult> trino = find(runs, MAIN, workers, "trino");
+            if (overdrive.isEmpty() || trino.isEmpty()) {
+                continue;
+            }
+            SimulationResult ours = overdrive.get();
+            SimulationResult theirs = trino.get();
+            double change = ours.queryP95() / theirs.queryP95() - 1;
+            out.append(format("| P95 query time at least 30%% below Trino's | %,d | %s ms | %s ms | %s (%+.1f%%) |%n", workers, millis(ours.queryP95()), millis(theirs.queryP95()),
+                    met(change <= -0.30), 100 * change));
+            out.append(format("| ... at equal or better hit ratio | %,d | %.3f | %.3f | %s |%n", workers, ours.hitRatio(), theirs.hitRatio(), met(ours.hitRatio() >= theirs.hitRatio())));
+            out.append(format("| max/avg load <= 1.25 (splits run; busy time) | %,d | %.2f; %.2f | %.2f; %.2f | splits: %s; busy time: %s |%n", workers,
+                    ours.maxAvgSplits(), ours.maxAvgBusy(), theirs.maxAvgSplits(), theirs.maxAvgBusy(), met(ours.maxAvgSplits() <= 1.25), met(ours.maxAvgBusy() <= 1.25)));
+            double limit = 1.1 * ours.idealRemap();
+            out.append(format("| remap <= 1.1/N (join; leave) | %,d | %.4f; %.4f | %.4f; %.4f | %s (limit %.4f) |%n", workers, ours.remapJoin(), ours.remapLeave(),
+                    theirs.remapJoin(), theirs.remapLeave(), met(ours.remapJoin() <= limit && ours.remapLeave() <= limit), limit));
+        }
+        out.append('\n');
+    }
+
+    private static void sensitivity(StringBuilder out, List<Run> runs)
+    {
+        List<Run> sensitivity = runs.stream().filter(run -> run.section().equals(SENSITIVITY)).toList();
+        if (sensitivity.isEmpty()) {
+            return;
+        }
+        SimulationConfig config = sensitivity.getFirst().config();
+        out.append(format("## Sensitivity (%,d workers, %,.0f s of arrivals, %,.0f s warm-up; one parameter changed at a time)%n%n",
+                config.workers(), config.arrivalSeconds(), config.warmupSeconds()));
+        out.append("| variant | policy | hit ratio | query P50 / P95 / P99 (ms) | max/avg splits | max/avg busy | utilisation: mean / busiest | fallback | unfinished when arrivals stopped |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Run run : sensitivity) {
+            SimulationResult result = run.result();
+            out.append(format("| %s | `%s` | %.3f | %s / %s / %s | %.2f | %.2f | %.2f / %.2f | %.1f%% | %,d |%n", run.variant(), result.policy(), result.hitRatio(),
+                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), result.maxAvgSplits(), result.maxAvgBusy(),
+                    result.utilisation(), result.maxWorkerUtilisation(), 100 * result.fallbackShare(), result.backlogAtEnd()));
+        }
+        out.append('\n');
+    }
+
+    private static void settings(StringBuilder out, List<Run> runs)
+    {
+        for (String section : List.of(SETTINGS_100, SETTINGS_1000)) {
+            List<Run> settings = runs.stream().filter(run -> run.section().equals(section)).toList();
+            if (settings.isEmpty()) {
+                continue;
+            }
+            SimulationConfig config = settings.getFirst().config();
+            out.append(format("## Overdrive's settings (%,d workers, %,.0f s of arrivals)%n%n", config.workers(), config.arrivalSeconds()));
+            out.append("| setting | hit ratio | query P50 / P95 / P99 (ms) | max/avg splits | max/avg busy | utilisation: mean / busiest | cached copies per cached file | preferred / alternative / fallback |\n");
+            out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+            List<Run> rows = settings;
+            if (section.equals(SETTINGS_1000)) {
+                // the defaults are the main grid's run
+                Optional<Run> defaults = runs.stream()
+                        .filter(run -> run.section().equals(MAIN) && run.config().workers() == config.workers() && run.result().policy().equals("overdrive"))
+                        .findFirst();
+                if (defaults.isPresent()) {
+                    Run main = defaults.get();
+                    rows = Stream.concat(
+                            Stream.of(new Run(section, "defaults (the run above)", main.config(), main.result(), main.cpuSeconds(), main.wallSeconds(), main.loadAverage())),
+                            settings.stream()).toList();
+                }
+            }
+            for (Run run : rows) {
+                SimulationResult result = run.result();
+                out.append(format("| %s | %.3f | %s / %s / %s | %.2f | %.2f | %.2f / %.2f | %.2f | %s |%n", run.variant(), result.hitRatio(),
+                        millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), result.maxAvgSplits(), result.maxAvgBusy(),
+                        result.utilisation(), result.maxWorkerUtilisation(), result.copiesPerCachedFile(), shares(result)));
+            }
+            out.append('\n');
+        }
+        out.append("Time per part of the run:\n\n| part | runs | wall (s) | CPU (s) |\n|---|---:|---:|---:|\n");
+        for (String section : List.of(MAIN, SENSITIVITY, SETTINGS_100, SETTINGS_1000)) {
+            for (int workers : runs.stream().map(run -> run.config().workers()).distinct().sorted().toList()) {
+                List<Run> part = runs.stream().filter(run -> run.section().equals(section) && run.config().workers() == workers).toList();
+                if (!part.isEmpty()) {
+                    out.append(format("| %s, %,d workers | %d | %,.0f | %,.0f |%n", SECTION_NAMES.get(section), workers, part.size(),
+                            part.stream().mapToDouble(Run::wallSeconds).sum(), part.stream().mapToDouble(Run::cpuSeconds).sum()));
+                }
+            }
+        }
+    }
+
+    // the worker counts of the main grid, ascending
+    private static List<Integer> scales(List<Run> runs)
+    {
+        return runs.stream()
+                .filter(run -> run.section().equals(MAIN))
+                .map(run -> run.config().workers())
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    static Optional<SimulationResult> find(List<Run> runs, String section, int workers, String policy)
+    {
+        return runs.stream()
+                .filter(run -> run.section().equals(section) && run.config().workers() == workers && run.result().policy().equals(policy))
+                .map(Run::result)
+                .findFirst();
+    }
+
+    private static String shares(SimulationResult result)
+    {
+        if (result.preferredShare() + result.alternativeShare() + result.fallbackShare() == 0) {
+            return "-";
+        }
+        return format("%.1f%% / %.1f%% / %.1f%%", 100 * result.preferredShare(), 100 * result.alternativeShare(), 100 * result.fallbackShare());
+    }
+
+    private static String remap(double fraction, double ideal)
+    {
+        return Double.isNaN(fraction) ? "-" : format("%.4f (%.2fx)", fraction, fraction / ideal);
+    }
+
+    private static String millis(double value)
+    {
+        return Double.isNaN(value) ? "-" : format("%,.0f", value);
+    }
+
+    private static String met(boolean met)
+    {
+        return met ? "met" : "**not met**";
+    }
+
+    private static String format(String pattern, Object... arguments)
+    {
+        return String.format(Locale.ROOT, pattern, arguments);
+    }
+}

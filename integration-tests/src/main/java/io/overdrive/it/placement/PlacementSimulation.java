@@ -1,0 +1,171 @@
+package io.overdrive.it.placement;
+
+import io.overdrive.scheduler.config.AffinityGranularity;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+/**
+ * {@code ./overdrive bench placement}: the placement simulation at 10, 100 and 1,000 workers for every policy, a
+ * sensitivity run at 100 workers, and Overdrive's own settings; writes {@code report.md} and its PNG charts.
+ */
+public final class PlacementSimulation
+{
+    static final String USAGE = """
+            usage: ./overdrive bench placement [--out DIR] [--quick] [--seed N]
+              --out DIR   where report.md and the charts go (default integration-tests/target/benchmarks/placement)
+              --quick     a smoke run: a tenth of the simulated time, no 1,000-worker runs; not for the docs
+              --seed N    the seed of arrivals, the leaving worker and tie breaks (default %d)""".formatted(SimulationConfig.DEFAULT_SEED);
+
+    static final List<Integer> SCALES = List.of(10, 100, 1000);
+
+    private PlacementSimulation() {}
+
+    /** One simulated run: its section of the report, its label there, what ran and what it cost. */
+    record Run(String section, String variant, SimulationConfig config, SimulationResult result, double cpuSeconds, double wallSeconds, double loadAverage) {}
+
+    public static void main(String[] args)
+            throws IOException
+    {
+        Path out = Path.of("integration-tests/target/benchmarks/placement");
+        boolean quick = false;
+        long seed = SimulationConfig.DEFAULT_SEED;
+        for (int index = 0; index < args.length; index++) {
+            switch (args[index]) {
+                case "--out" -> out = Path.of(argument(args, ++index));
+                case "--quick" -> quick = true;
+                case "--seed" -> seed = Long.parseLong(argument(args, ++index));
+                case "-h", "--help" -> {
+                    System.out.println(USAGE);
+                    return;
+                }
+                default -> {
+                    System.err.println("placement: unknown option " + args[index] + "\n" + USAGE);
+                    System.exit(2);
+                }
+            }
+        }
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(out);
+        Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        long startNanos = System.nanoTime();
+        List<Run> runs = runAll(quick, seed);
+        double wallSeconds = (System.nanoTime() - startNanos) / 1e9;
+        List<Path> charts = PlacementCharts.write(out, runs);
+        String report = PlacementReport.render(runs, started, wallSeconds, quick, seed);
+        Files.writeString(out.resolve("report.md"), report, UTF_8);
+        System.out.println();
+        System.out.println(report);
+        System.out.printf("report: %s%ncharts: %s%n", out.resolve("report.md"), charts);
+    }
+
+    static List<Run> runAll(boolean quick, long seed)
+    {
+        List<Run> runs = new ArrayList<>();
+        double time = quick ? 0.1 : 1.0;
+        // the main grid: every policy at every scale
+        for (int workers : SCALES) {
+            if (quick && workers > 100) {
+                continue;
+            }
+            SimulationConfig config = scaled(SimulationConfig.standard(workers).withSeed(seed), time);
+            for (String policy : Simulator.POLICIES) {
+                runs.add(run(PlacementReport.MAIN, policy, config, policy));
+            }
+        }
+        // sensitivity at 100 workers, a shorter run: load, skew, Trino's NODE balancing, smaller workers
+        SimulationConfig sensitivity = SimulationConfig.standard(100).withSeed(seed);
+        sensitivity = scaled(sensitivity.withPeriod(300, 60), time);
+        for (double utilisation : List.of(0.6, 0.9)) {
+            for (String policy : Simulator.POLICIES) {
+                runs.add(run(PlacementReport.SENSITIVITY, "utilisation %.2f".formatted(utilisation), sensitivity.withUtilisation(utilisation), policy));
+            }
+        }
+        for (double exponent : List.of(0.9, 1.2)) {
+            for (String policy : Simulator.POLICIES) {
+                runs.add(run(PlacementReport.SENSITIVITY, "Zipf exponent %.1f".formatted(exponent), sensitivity.withZipfExponent(exponent), policy));
+            }
+        }
+        for (String policy : List.of("trino", "none")) {
+            runs.add(run(PlacementReport.SENSITIVITY, "splits-balancing-policy NODE", sensitivity.withSplitsBalancing(SplitsBalancing.NODE), policy));
+        }
+        for (String policy : Simulator.POLICIES) {
+            runs.add(run(PlacementReport.SENSITIVITY, "4 slots per worker", sensitivity.withSlots(4), policy));
+        }
+        // Overdrive's own settings, through the real placer's configuration
+        List<OverdriveSetting> settings = List.of(
+                new OverdriveSetting("preferred-hosts-count 4", 4, 0.25, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("preferred-hosts-count 8", 8, 0.25, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("preferred-hosts-count 16", 16, 0.25, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("affinity-granularity SPLIT", 2, 0.25, 10, AffinityGranularity.SPLIT),
+                new OverdriveSetting("SPLIT + preferred-hosts-count 8", 8, 0.25, 10, AffinityGranularity.SPLIT),
+                new OverdriveSetting("load-balance-epsilon 0.1", 2, 0.1, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("load-balance-epsilon 0.5", 2, 0.5, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("load-half-life 1s", 2, 0.25, 1, AffinityGranularity.FILE),
+                new OverdriveSetting("load-half-life 60s", 2, 0.25, 60, AffinityGranularity.FILE));
+        runs.add(run(PlacementReport.SETTINGS_100, "defaults (2 hosts, epsilon 0.25, 10s, FILE)", sensitivity, "overdrive"));
+        for (OverdriveSetting setting : settings) {
+            runs.add(run(PlacementReport.SETTINGS_100, setting.label(), setting.apply(sensitivity), "overdrive"));
+        }
+        if (!quick) {
+            SimulationConfig large = SimulationConfig.standard(1000).withSeed(seed);
+            for (OverdriveSetting setting : List.of(settings.get(1), settings.get(3))) {
+                runs.add(run(PlacementReport.SETTINGS_1000, setting.label(), setting.apply(large), "overdrive"));
+            }
+        }
+        return runs;
+    }
+
+    private record OverdriveSetting(String label, int hosts, double epsilon, double halfLifeSeconds, AffinityGranularity granularity)
+    {
+        SimulationConfig apply(SimulationConfig config)
+        {
+            return config.withOverdrive(hosts, epsilon, halfLifeSeconds, granularity);
+        }
+    }
+
+    private static SimulationConfig scaled(SimulationConfig config, double time)
+    {
+        return config.withPeriod(config.arrivalSeconds() * time, config.warmupSeconds() * time);
+    }
+
+    private static Run run(String section, String variant, SimulationConfig config, String policy)
+    {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long cpu = threads.getCurrentThreadCpuTime();
+        long wall = System.nanoTime();
+        SimulationResult result = Simulator.run(config, policy);
+        Run run = new Run(section, variant, config, result, (threads.getCurrentThreadCpuTime() - cpu) / 1e9, (System.nanoTime() - wall) / 1e9, loadAverage());
+        System.out.printf("%-28s %-34s %5d workers %-18s %6.1f s (CPU %5.1f s): hit %.3f, query P95 %,.0f ms, max/avg splits %.2f%n",
+                section, variant, config.workers(), policy, run.wallSeconds(), run.cpuSeconds(), result.hitRatio(), result.queryP95(), result.maxAvgSplits());
+        return run;
+    }
+
+    private static String argument(String[] args, int index)
+    {
+        if (index >= args.length) {
+            throw new IllegalArgumentException("missing value after " + args[index - 1]);
+        }
+        return args[index];
+    }
+
+    // the 1-minute load average, NaN where /proc/loadavg cannot be read
+    private static double loadAverage()
+    {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg"), UTF_8).split(" ")[0]);
+        }
+        catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+}

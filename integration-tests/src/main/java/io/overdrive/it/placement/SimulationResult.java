@@ -1,0 +1,57 @@
+package io.overdrive.it.placement;
+
+/**
+ * The figures of one simulated run of one policy. Times in milliseconds; ratios as fractions. Latencies, the hit
+ * ratio and the placement shares count the queries that arrived in the measured window (after the warm-up, until
+ * arrivals stop) and their splits; the loads count the executions that started in that window on the workers live
+ * through all of it (not the one that joined, nor the one that left).
+ *
+ * @param remapJoin fraction of the sampled keys whose first choice changed when the worker joined (NaN without
+ * preferences)
+ * @param idealRemap consistent hashing's ideal: one worker of {@code workers + 1} joined, then left
+ * @param placerRemapJoin Overdrive only: the placer's own figure ({@code PlacementStats.getLastRemapFraction}, over the
+ * 4096 most recently placed keys), else NaN
+ * @param backlogAtEnd splits not finished when arrivals stopped (a policy that cannot keep up leaves many)
+ * @param drainSeconds how long after arrivals stopped the last split finished
+ */
+record SimulationResult(
+        String policy,
+        int workers,
+        long queries,
+        long splits,
+        double hitRatio,
+        double splitWaitP50,
+        double splitWaitP95,
+        double splitWaitP99,
+        double queryP50,
+        double queryP95,
+        double queryP99,
+        double queryMean,
+        double maxAvgSplits,
+        double maxAvgBusy,
+        double utilisation,
+        double maxWorkerUtilisation,
+        double copiesPerCachedFile,
+        long cachedFiles,
+        double remapJoin,
+        double remapLeave,
+        double idealRemap,
+        double placerRemapJoin,
+        double placerRemapLeave,
+        double preferredShare,
+        double alternativeShare,
+        double fallbackShare,
+        long backlogAtEnd,
+        double drainSeconds,
+        long splitsCreated,
+        long splitsCompleted,
+        long abortedExecutions,
+        long cacheHits,
+        long cacheMisses,
+        long checksum)
+{
+    boolean hasPreferences()
+    {
+        return !Double.isNaN(remapJoin);
+    }
+}

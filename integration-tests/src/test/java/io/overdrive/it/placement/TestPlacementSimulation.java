@@ -1,0 +1,148 @@
+package io.overdrive.it.placement;
+
+import io.overdrive.it.placement.PlacementSimulation.Run;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
+
+/**
+ * A small simulation (40 workers, 4 slots each, a minute of arrivals, Zipf 1.1) of every policy, checked for what the
+ * model and the placers promise: every split runs exactly once even when its worker leaves, Overdrive's real placer
+ * keeps the load within its bound where rendezvous placement (Trino) does not, remap on a join or leave is about 1/N
+ * for the consistent policies and nearly everything for modular hashing, caches evict least recently used first, and a
+ * seed gives the same run every time. About a second.
+ */
+@TestInstance(PER_CLASS)
+final class TestPlacementSimulation
+{
+    private static final SimulationConfig SMALL = SimulationConfig.standard(40)
+            .withLake(50, 40)
+            .withSlots(4)
+            .withPeriod(60, 15)
+            .withSeed(7);
+
+    private final Map<String, SimulationResult> results = new LinkedHashMap<>();
+
+    @BeforeAll
+    void simulateEveryPolicy()
+    {
+        for (String policy : Simulator.POLICIES) {
+            results.put(policy, Simulator.run(SMALL, policy));
+        }
+    }
+
+    @Test
+    void everySplitRunsExactlyOnce()
+    {
+        long aborted = 0;
+        for (SimulationResult result : results.values()) {
+            assertThat(result.splitsCreated()).as(result.policy()).isPositive();
+            assertThat(result.splitsCompleted()).as(result.policy() + ": splits that finished").isEqualTo(result.splitsCreated());
+            assertThat(result.splits()).as(result.policy() + ": measured splits are the measured queries' splits").isEqualTo(result.queries() * SMALL.splitsPerFile());
+            assertThat(result.cacheHits() + result.cacheMisses()).as(result.policy() + ": every measured split is a hit or a miss").isEqualTo(result.splits());
+            assertThat(result.hitRatio()).isEqualTo((double) result.cacheHits() / result.splits(), within(1e-12));
+            aborted += result.abortedExecutions();
+        }
+        // the same arrivals for every policy
+        assertThat(results.values()).extracting(SimulationResult::splitsCreated).containsOnly(results.get("overdrive").splitsCreated());
+        assertThat(aborted).as("the leaving worker had running splits, which ran again elsewhere").isPositive();
+    }
+
+    @Test
+    void overdriveBoundsTheLoadWhereRendezvousDoesNot()
+    {
+        // the placer bounds its decayed account at 1 + epsilon; the splits run over the window drift a little above it
+        assertThat(results.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
+        // Trino's 2 preferred hosts per bucket take every split of their keys, however hot
+        assertThat(results.get("trino").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(results.get("trino").fallbackShare()).isZero();
+        assertThat(results.get("presto-consistent").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(results.get("none").maxAvgSplits()).isLessThan(1.15);
+    }
+
+    @Test
+    void onlyPreferredWorkersCache()
+    {
+        // each file cached by about its preferred workers under Overdrive; by whoever read it under NO_PREFERENCE
+        assertThat(results.get("overdrive").copiesPerCachedFile()).isBetween(1.0, 2.0);
+        assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * results.get("overdrive").copiesPerCachedFile());
+        assertThat(results.get("overdrive").hitRatio()).isGreaterThan(results.get("none").hitRatio());
+    }
+
+    @Test
+    void remapOnJoinAndLeaveIsAboutOneOverN()
+    {
+        double ideal = 1.0 / (SMALL.workers() + 1);
+        for (String policy : List.of("overdrive", "trino", "presto-consistent")) {
+            SimulationResult result = results.get(policy);
+            assertThat(result.idealRemap()).isEqualTo(ideal);
+            assertThat(result.remapJoin()).as(policy + " join").isBetween(0.5 * ideal, 1.6 * ideal);
+            assertThat(result.remapLeave()).as(policy + " leave").isBetween(0.5 * ideal, 1.6 * ideal);
+        }
+        // the placer's own PlacementStats figure, over its recently placed keys
+        assertThat(results.get("overdrive").placerRemapJoin()).isBetween(0.5 * ideal, 1.6 * ideal);
+        assertThat(results.get("overdrive").placerRemapLeave()).isBetween(0.5 * ideal, 1.6 * ideal);
+        // modular hashing moves almost every file
+        assertThat(results.get("presto-modular").remapJoin()).isGreaterThan(0.9);
+        assertThat(results.get("presto-modular").remapLeave()).isGreaterThan(0.9);
+        assertThat(results.get("none").hasPreferences()).isFalse();
+    }
+
+    @Test
+    void aSeedGivesTheSameRun()
+    {
+        assertThat(Simulator.run(SMALL, "overdrive")).isEqualTo(results.get("overdrive"));
+        assertThat(Simulator.run(SMALL, "trino")).isEqualTo(results.get("trino"));
+        SimulationResult otherSeed = Simulator.run(SMALL.withSeed(8), "overdrive");
+        assertThat(otherSeed.checksum()).isNotEqualTo(results.get("overdrive").checksum());
+    }
+
+    @Test
+    void cacheEvictsTheLeastRecentlyUsed()
+    {
+        SimWorker worker = new SimWorker("worker-0000", 0, 2);
+        worker.cache(1);
+        worker.cache(2);
+        assertThat(worker.readCached(1)).isTrue();
+        worker.cache(3);
+        assertThat(worker.readCached(2)).as("least recently used, evicted").isFalse();
+        assertThat(worker.readCached(1)).isTrue();
+        assertThat(worker.readCached(3)).isTrue();
+        worker.loseCache();
+        assertThat(worker.readCached(1)).isFalse();
+    }
+
+    @Test
+    void writesTheReportAndItsCharts(@TempDir Path directory)
+            throws Exception
+    {
+        List<Run> runs = results.values().stream()
+                .map(result -> new Run(PlacementReport.MAIN, result.policy(), SMALL, result, 0.1, 0.1, Double.NaN))
+                .toList();
+        String report = PlacementReport.render(runs, Instant.EPOCH, 1, true, SMALL.seed());
+        assertThat(report)
+                .contains("## Model", "## 40 workers", "| `overdrive` |", "| `presto-modular` |")
+                .contains("%.3f".formatted(results.get("trino").hitRatio()));
+        List<Path> charts = PlacementCharts.write(directory, runs);
+        assertThat(charts).hasSize(3);
+        for (Path chart : charts) {
+            BufferedImage image = ImageIO.read(chart.toFile());
+            assertThat(image).as(chart.toString()).isNotNull();
+            assertThat(image.getWidth()).isEqualTo(900);
+        }
+    }
+}
