@@ -424,16 +424,7 @@ class TestSoftAffinityMultiProcess
             throws SQLException
     {
         try (ResultSet resultSet = statement.executeQuery(sql)) {
-            int columns = resultSet.getMetaData().getColumnCount();
-            List<List<Object>> rows = new ArrayList<>();
-            while (resultSet.next()) {
-                List<Object> row = new ArrayList<>(columns);
-                for (int column = 1; column <= columns; column++) {
-                    row.add(resultSet.getObject(column));
-                }
-                rows.add(row);
-            }
-            return rows;
+            return TrinoProcessCluster.rows(resultSet);
         }
     }
 

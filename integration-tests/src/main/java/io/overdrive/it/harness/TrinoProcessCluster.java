@@ -313,20 +313,27 @@ public final class TrinoProcessCluster
     public static List<List<Object>> query(Connection connection, String sql)
     {
         try (Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
-            int columns = resultSet.getMetaData().getColumnCount();
-            List<List<Object>> rows = new ArrayList<>();
-            while (resultSet.next()) {
-                List<Object> row = new ArrayList<>(columns);
-                for (int column = 1; column <= columns; column++) {
-                    row.add(resultSet.getObject(column));
-                }
-                rows.add(row);
-            }
-            return rows;
+            return rows(resultSet);
         }
         catch (SQLException e) {
             throw new RuntimeException("Query failed: " + sql + ": " + e.getMessage(), e);
         }
+    }
+
+    /** A result's rows as lists of column values (JDBC objects). */
+    public static List<List<Object>> rows(ResultSet resultSet)
+            throws SQLException
+    {
+        int columns = resultSet.getMetaData().getColumnCount();
+        List<List<Object>> rows = new ArrayList<>();
+        while (resultSet.next()) {
+            List<Object> row = new ArrayList<>(columns);
+            for (int column = 1; column <= columns; column++) {
+                row.add(resultSet.getObject(column));
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 
     public long execute(String sql)
