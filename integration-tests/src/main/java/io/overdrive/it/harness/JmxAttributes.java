@@ -43,24 +43,23 @@ public final class JmxAttributes
     /** A numeric attribute of the one MBean matching {@code pattern}, as a double (a percentile, a rate). */
     public static double value(int port, String pattern, String attribute)
     {
-        return withServer(port, server -> {
-            Set<ObjectName> names = server.queryNames(new ObjectName(pattern), null);
-            if (names.size() != 1) {
-                throw new IllegalStateException("expected one MBean matching %s on port %s, found %s".formatted(pattern, port, names));
-            }
-            return ((Number) server.getAttribute(names.iterator().next(), attribute)).doubleValue();
-        });
+        return ((Number) only(port, pattern, attribute)).doubleValue();
     }
 
     /** An attribute of the one MBean matching {@code pattern}, as text (a map rendered by the MBean, a name). */
     public static String text(int port, String pattern, String attribute)
+    {
+        return String.valueOf(only(port, pattern, attribute));
+    }
+
+    private static Object only(int port, String pattern, String attribute)
     {
         return withServer(port, server -> {
             Set<ObjectName> names = server.queryNames(new ObjectName(pattern), null);
             if (names.size() != 1) {
                 throw new IllegalStateException("expected one MBean matching %s on port %s, found %s".formatted(pattern, port, names));
             }
-            return String.valueOf(server.getAttribute(names.iterator().next(), attribute));
+            return server.getAttribute(names.iterator().next(), attribute);
         });
     }
 
