@@ -205,8 +205,9 @@ class TestSoftAffinityMultiProcess
         double imbalance = Arrays.stream(bytes).max().orElseThrow() / average;
         double loadImbalance = JmxAttributes.value(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.stats:type=PlacementStats,name=skew,*", "LoadImbalance");
         System.out.printf("skewed queries: bytes read per worker %s, max/avg %.3f; placement load max/avg %.3f%n", Arrays.toString(bytes), imbalance, loadImbalance);
-        // 120 splits of about equal size: the bound (1.25) plus one split of slack
-        assertThat(loadImbalance).isLessThanOrEqualTo(1.25 + (double) bytes.length / (clients * queriesPerClient * 2));
+        // the bound (1.25) plus the largest split's share of the average: a worker just below the bound takes one more
+        // split; the hot partitions' files differ in size, so allow twice an average split of the 120
+        assertThat(loadImbalance).isLessThanOrEqualTo(1.25 + 2.0 * bytes.length / (clients * queriesPerClient * 2));
         assertThat(imbalance).as("bytes read per worker %s", Arrays.toString(bytes)).isLessThanOrEqualTo(1.30);
         assertThat(Arrays.stream(bytes).min().orElseThrow()).as("bytes read by the least busy worker").isPositive();
     }
