@@ -44,8 +44,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class ClusterScenarios
 {
-    private static final String PAGE_CACHE = "JMX_io_overdrive_cache_stats_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_";
-    private static final String PLACEMENT = "JMX_io_overdrive_scheduler_stats_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_";
+    private static final String PAGE_CACHE = "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_";
+    private static final String PLACEMENT = "JMX_io_overdrive_scheduler_affinity_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_";
     private static final List<String> QUERIES = List.of(
             "SELECT orderpriority, count(*), sum(totalprice) FROM %s.scenarios.orders GROUP BY 1 ORDER BY 1",
             "SELECT c.mktsegment, count(*), max(o.totalprice) FROM %1$s.scenarios.orders o JOIN %1$s.scenarios.customer c ON o.custkey = c.custkey GROUP BY 1 ORDER BY 1",

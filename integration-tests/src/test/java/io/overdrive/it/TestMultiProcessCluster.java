@@ -120,20 +120,20 @@ class TestMultiProcessCluster
             assertThat(scraped).as("/metrics of %s", node.name()).containsAll(expected);
         }
         assertThat(types).containsExactlyInAnyOrder(
-                "io.overdrive.cache.stats:type=PageCacheStats",
+                "io.overdrive.cache.page:type=PageCacheStats",
                 "io.overdrive.cache.hedge:type=HedgedReadStats",
                 "io.overdrive.cache.scan:type=SharedScanStats",
-                "io.overdrive.scheduler.stats:type=PlacementStats",
+                "io.overdrive.scheduler.affinity:type=PlacementStats",
                 "io.overdrive.merge.shards:type=ShardsStats",
                 "io.overdrive.merge.shards:type=ShardStats",
                 "io.overdrive.merge.shards:type=MergeStats");
 
         // the names docs/metrics.md gives as examples, spelled out
         List<OpenMetrics.Sample> worker = OpenMetrics.scrape(cluster.workers().getFirst().httpUri());
-        assertThat(OpenMetrics.value(worker, "JMX_io_overdrive_cache_stats_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_Hits")).isPresent();
+        assertThat(OpenMetrics.value(worker, "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_Hits")).isPresent();
         assertThat(OpenMetrics.value(worker, "JMX_io_overdrive_merge_shards_NAME_shards_shard_1_TYPE_ShardStats_ATTRIBUTE_Queries")).isPresent();
         List<OpenMetrics.Sample> coordinator = OpenMetrics.scrape(cluster.coordinator().httpUri());
-        assertThat(OpenMetrics.value(coordinator, "JMX_io_overdrive_scheduler_stats_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_Preferred_TotalCount"))
+        assertThat(OpenMetrics.value(coordinator, "JMX_io_overdrive_scheduler_affinity_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_Preferred_TotalCount"))
                 .hasValueSatisfying(splits -> assertThat(splits).isPositive());
     }
 }

@@ -5,8 +5,8 @@ import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
-import io.overdrive.it.harness.TrinoProcessCluster;
 import io.overdrive.it.harness.TrinoProcessCluster.TrinoNode;
+import io.overdrive.it.harness.TrinoProcessCluster;
 import io.trino.jdbc.TrinoStatement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,7 +68,7 @@ class TestSoftAffinityMultiProcess
             "to_hex(checksum(sha256(to_utf8(CAST(orderkey AS varchar) || ':' || CAST(x AS varchar))))) " +
             "FROM %s.affinity.orders CROSS JOIN UNNEST(sequence(1, 2000)) AS t(x) GROUP BY 1 ORDER BY 1";
 
-    private static final String PLACEMENT_STATS = "io.overdrive.scheduler.stats:type=PlacementStats,name=soft,*";
+    private static final String PLACEMENT_STATS = "io.overdrive.scheduler.affinity:type=PlacementStats,name=soft,*";
     // the coordinator's own node list (Trino 483 exports CoordinatorNodeManager under its "trino" JMX domain)
     private static final String NODE_MANAGER = "trino.node:name=CoordinatorNodeManager";
     private static final Duration MEMBERSHIP_REFRESH = Duration.ofSeconds(1);
@@ -159,7 +159,7 @@ class TestSoftAffinityMultiProcess
         assertThat(spreadAverage).as("NO_PREFERENCE spreads copies (soft %.2f, spread %.2f)", softAverage, spreadAverage).isGreaterThan(softAverage);
 
         // the coordinator's placement metrics, over JMX
-        long preferred = JmxAttributes.sum(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.stats:type=PlacementStats,*", "Preferred.TotalCount");
+        long preferred = JmxAttributes.sum(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.affinity:type=PlacementStats,*", "Preferred.TotalCount");
         assertThat(preferred).isPositive();
     }
 
@@ -198,12 +198,12 @@ class TestSoftAffinityMultiProcess
         }
 
         long[] bytes = cluster.workers().stream()
-                .mapToLong(worker -> JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.stats:type=PageCacheStats,name=skew,*", "BytesFromCache")
-                        + JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.stats:type=PageCacheStats,name=skew,*", "BytesFromRemote"))
+                .mapToLong(worker -> JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.page:type=PageCacheStats,name=skew,*", "BytesFromCache")
+                        + JmxAttributes.sum(worker.jmxPort(), "io.overdrive.cache.page:type=PageCacheStats,name=skew,*", "BytesFromRemote"))
                 .toArray();
         double average = Arrays.stream(bytes).average().orElseThrow();
         double imbalance = Arrays.stream(bytes).max().orElseThrow() / average;
-        double loadImbalance = JmxAttributes.value(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.stats:type=PlacementStats,name=skew,*", "LoadImbalance");
+        double loadImbalance = JmxAttributes.value(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.affinity:type=PlacementStats,name=skew,*", "LoadImbalance");
         System.out.printf("skewed queries: bytes read per worker %s, max/avg %.3f; placement load max/avg %.3f%n", Arrays.toString(bytes), imbalance, loadImbalance);
         // the bound (1.25) plus the largest split's share of the average: a worker just below the bound takes one more
         // split; the hot partitions' files differ in size, so allow twice an average split of the 120

@@ -28,10 +28,10 @@ record ClusterCounters(
     // a catalog without the feature has no such MBean: it sums to 0
     static ClusterCounters read(HdfsCluster hdfs, TrinoProcessCluster trino, String catalog)
     {
-        String cache = "io.overdrive.cache.stats:type=PageCacheStats,name=%s,*".formatted(catalog);
+        String cache = "io.overdrive.cache.page:type=PageCacheStats,name=%s,*".formatted(catalog);
         String hedge = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
         String scan = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(catalog);
-        String placement = "io.overdrive.scheduler.stats:type=PlacementStats,name=%s,*".formatted(catalog);
+        String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=%s,*".formatted(catalog);
         return new ClusterCounters(
                 hdfs.bytesRead(),
                 hdfs.readRequests(),

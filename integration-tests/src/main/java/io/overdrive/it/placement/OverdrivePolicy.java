@@ -2,16 +2,16 @@ package io.overdrive.it.placement;
 
 import com.google.common.base.Ticker;
 import io.airlift.units.Duration;
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.BusyLimits;
 import io.overdrive.scheduler.affinity.Membership;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.Placement;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacer;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
 import io.overdrive.scheduler.affinity.WorkerLoads;
-import io.overdrive.scheduler.config.AffinityGranularity;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.stats.PlacementStats;
 
 import java.util.HashMap;
 import java.util.Map;

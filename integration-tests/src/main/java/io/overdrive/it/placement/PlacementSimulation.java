@@ -1,6 +1,6 @@
 package io.overdrive.it.placement;
 
-import io.overdrive.scheduler.config.AffinityGranularity;
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

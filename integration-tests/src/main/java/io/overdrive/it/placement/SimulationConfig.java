@@ -1,6 +1,6 @@
 package io.overdrive.it.placement;
 
-import io.overdrive.scheduler.config.AffinityGranularity;
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;

@@ -90,7 +90,7 @@ class TestComposeCluster
         // the read went through the workers' page caches, as their /metrics show
         double remote = 0;
         for (URI worker : WORKERS) {
-            remote += OpenMetrics.value(OpenMetrics.scrape(worker), "JMX_io_overdrive_cache_stats_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote").orElseThrow();
+            remote += OpenMetrics.value(OpenMetrics.scrape(worker), "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote").orElseThrow();
         }
         assertThat(remote).isPositive();
     }

@@ -1,11 +1,11 @@
 package io.overdrive.cache.connector;
 
 import com.google.inject.Inject;
-import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
+import io.overdrive.cache.page.PageCacheConfig;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
 
 import java.util.Optional;
 

@@ -2,7 +2,7 @@ package io.overdrive.cache.flush;
 
 import com.google.inject.Inject;
 import io.overdrive.cache.OverdriveFileSystemCache;
-import io.overdrive.cache.stats.PageCacheStats;
+import io.overdrive.cache.page.PageCacheStats;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.spi.Page;
 import io.trino.spi.PageBuilder;

@@ -4,7 +4,6 @@ import alluxio.conf.AlluxioProperties;
 import alluxio.conf.InstancedConfiguration;
 import alluxio.conf.PropertyKey;
 import io.airlift.units.Duration;
-import io.overdrive.cache.config.PageCacheConfig;
 
 import java.nio.file.Path;
 

@@ -3,7 +3,6 @@ package io.overdrive.cache.page;
 import alluxio.client.quota.CacheScope;
 import com.google.common.util.concurrent.Striped;
 import io.airlift.units.DataSize;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.util.Comparator;
 import java.util.List;

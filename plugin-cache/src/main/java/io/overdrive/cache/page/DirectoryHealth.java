@@ -3,7 +3,6 @@ package io.overdrive.cache.page;
 import com.google.common.base.Ticker;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -6,7 +6,6 @@ import alluxio.exception.PageCorruptedException;
 import alluxio.exception.PageNotFoundException;
 import alluxio.exception.status.ResourceExhaustedException;
 import alluxio.file.ReadTargetBuffer;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -7,8 +7,6 @@ import com.google.common.base.Ticker;
 import com.google.common.collect.ImmutableList;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
-import io.overdrive.cache.config.PageCacheConfig;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -2,8 +2,6 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.CacheManager;
 import alluxio.client.file.cache.PageId;
-import io.overdrive.cache.config.PageCacheConfig;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.ByteBuffer;
 import java.util.function.Predicate;

@@ -20,7 +20,6 @@ import alluxio.exception.PageNotFoundException;
 import alluxio.file.ByteArrayTargetBuffer;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -2,8 +2,6 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
 import com.google.common.util.concurrent.RateLimiter;
-import io.overdrive.cache.config.PageCacheConfig;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.util.Optional;
 

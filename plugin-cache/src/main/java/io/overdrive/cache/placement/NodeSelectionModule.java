@@ -4,9 +4,9 @@ import com.google.inject.Binder;
 import com.google.inject.Provider;
 import com.google.inject.multibindings.OptionalBinder;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.stats.PlacementStats;
 import io.trino.spi.catalog.CatalogName;
 
 import static com.google.inject.Scopes.SINGLETON;

@@ -1,8 +1,8 @@
 package io.overdrive.cache.placement;
 
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.Placement;
 import io.overdrive.scheduler.affinity.SplitPlacer;
-import io.overdrive.scheduler.config.AffinityGranularity;
 import io.trino.plugin.hive.HiveSplit;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ConnectorSplit;

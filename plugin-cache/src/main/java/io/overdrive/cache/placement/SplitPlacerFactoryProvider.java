@@ -4,10 +4,10 @@ import com.google.inject.Inject;
 import com.google.inject.Provider;
 import io.overdrive.scheduler.affinity.BusyLimits;
 import io.overdrive.scheduler.affinity.MembershipTracker;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.stats.PlacementStats;
 import io.trino.spi.NodeManager;
 
 import static java.util.Objects.requireNonNull;

@@ -4,7 +4,7 @@ import com.google.common.base.Ticker;
 import io.airlift.units.Duration;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
-import io.overdrive.cache.stats.PageCacheStats;
+import io.overdrive.cache.page.PageCacheStats;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 import io.trino.filesystem.TrinoInputStream;

@@ -180,9 +180,9 @@ class TestOverdriveHiveConnectorFactory
             // the names README.md and docs/ give
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             assertThat(server.queryNames(new ObjectName("*:type=PlacementStats,name=jmx_names,*"), null))
-                    .containsExactly(new ObjectName("io.overdrive.scheduler.stats:type=PlacementStats,name=jmx_names,catalog=jmx_names"));
+                    .containsExactly(new ObjectName("io.overdrive.scheduler.affinity:type=PlacementStats,name=jmx_names,catalog=jmx_names"));
             assertThat(server.queryNames(new ObjectName("*:type=PageCacheStats,name=jmx_names,*"), null))
-                    .containsExactly(new ObjectName("io.overdrive.cache.stats:type=PageCacheStats,name=jmx_names,catalog=jmx_names"));
+                    .containsExactly(new ObjectName("io.overdrive.cache.page:type=PageCacheStats,name=jmx_names,catalog=jmx_names"));
             assertThat(server.queryNames(new ObjectName("*:type=SharedScanStats,name=jmx_names,*"), null))
                     .containsExactly(new ObjectName("io.overdrive.cache.scan:type=SharedScanStats,name=jmx_names,catalog=jmx_names"));
         }

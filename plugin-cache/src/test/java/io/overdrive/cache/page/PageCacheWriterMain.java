@@ -1,7 +1,6 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
-import io.overdrive.cache.stats.PageCacheStats;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

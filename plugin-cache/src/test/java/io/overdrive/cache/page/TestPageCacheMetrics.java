@@ -2,7 +2,6 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
 import io.airlift.units.DataSize;
-import io.overdrive.cache.stats.PageCacheStats;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,7 +1,6 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
-import io.overdrive.cache.config.PageCacheConfig;
 
 import java.nio.file.Path;
 import java.util.Random;

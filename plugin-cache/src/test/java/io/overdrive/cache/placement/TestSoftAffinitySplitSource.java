@@ -1,15 +1,15 @@
 package io.overdrive.cache.placement;
 
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.BusyLimits;
 import io.overdrive.scheduler.affinity.Membership;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
+import io.overdrive.scheduler.affinity.NodeSelectionStrategy;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacer;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
 import io.overdrive.scheduler.affinity.WorkerLoads;
-import io.overdrive.scheduler.config.AffinityGranularity;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.config.NodeSelectionStrategy;
-import io.overdrive.scheduler.stats.PlacementStats;
 import io.trino.plugin.hive.HiveSplit;
 import io.trino.plugin.hive.Schema;
 import io.trino.spi.HostAddress;

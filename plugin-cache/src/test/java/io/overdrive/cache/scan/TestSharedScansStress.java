@@ -2,10 +2,10 @@ package io.overdrive.cache.scan;
 
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
-import io.overdrive.cache.config.PageCacheConfig;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
-import io.overdrive.cache.stats.PageCacheStats;
+import io.overdrive.cache.page.PageCacheConfig;
+import io.overdrive.cache.page.PageCacheStats;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.local.LocalFileSystem;

@@ -5,7 +5,6 @@ import com.google.common.collect.ImmutableSortedMap;
 import com.google.errorprone.annotations.ThreadSafe;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.airlift.units.Duration;
-import io.overdrive.scheduler.stats.PlacementStats;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 import it.unimi.dsi.fastutil.longs.LongLinkedOpenHashSet;
 

@@ -3,7 +3,6 @@ package io.overdrive.scheduler.affinity;
 import com.google.common.collect.ImmutableMap;
 import com.google.errorprone.annotations.ThreadSafe;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.overdrive.scheduler.stats.PlacementStats;
 import it.unimi.dsi.fastutil.objects.Object2LongOpenHashMap;
 
 import java.util.Optional;

@@ -1,9 +1,6 @@
 package io.overdrive.scheduler.affinity;
 
 import com.google.common.base.Ticker;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.config.NodeSelectionStrategy;
-import io.overdrive.scheduler.stats.PlacementStats;
 
 import java.util.Optional;
 import java.util.function.Supplier;

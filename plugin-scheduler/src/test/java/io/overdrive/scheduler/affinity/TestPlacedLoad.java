@@ -2,8 +2,6 @@ package io.overdrive.scheduler.affinity;
 
 import com.google.common.base.Ticker;
 import io.airlift.units.Duration;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.stats.PlacementStats;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -14,13 +12,13 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.SOFT_AFFINITY;
 import static io.overdrive.scheduler.affinity.PlacementKind.ALTERNATIVE;
 import static io.overdrive.scheduler.affinity.PlacementKind.FALLBACK;
 import static io.overdrive.scheduler.affinity.PlacementKind.PREFERRED;
 import static io.overdrive.scheduler.affinity.Workers.fileKey;
 import static io.overdrive.scheduler.affinity.Workers.worker;
 import static io.overdrive.scheduler.affinity.Workers.workers;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,9 +1,6 @@
 package io.overdrive.scheduler.affinity;
 
 import io.airlift.units.Duration;
-import io.overdrive.scheduler.config.NodeSelectionConfig;
-import io.overdrive.scheduler.config.NodeSelectionStrategy;
-import io.overdrive.scheduler.stats.PlacementStats;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -21,15 +18,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.HARD_AFFINITY;
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.NO_PREFERENCE;
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.SOFT_AFFINITY;
 import static io.overdrive.scheduler.affinity.PlacementKind.ALTERNATIVE;
 import static io.overdrive.scheduler.affinity.PlacementKind.FALLBACK;
 import static io.overdrive.scheduler.affinity.PlacementKind.PREFERRED;
 import static io.overdrive.scheduler.affinity.Workers.FROZEN;
 import static io.overdrive.scheduler.affinity.Workers.fileKey;
 import static io.overdrive.scheduler.affinity.Workers.workers;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.HARD_AFFINITY;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.NO_PREFERENCE;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.overdrive.cache.stats;
+package io.overdrive.cache.page;
 
 import org.weakref.jmx.Managed;
 

@@ -1,4 +1,4 @@
-package io.overdrive.scheduler.config;
+package io.overdrive.scheduler.affinity;
 
 /**
  * How the connector chooses the workers its splits run on ({@code node-selection-strategy}).

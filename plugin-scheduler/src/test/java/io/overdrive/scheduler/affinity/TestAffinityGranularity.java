@@ -1,9 +1,9 @@
-package io.overdrive.scheduler.config;
+package io.overdrive.scheduler.affinity;
 
 import org.junit.jupiter.api.Test;
 
-import static io.overdrive.scheduler.config.AffinityGranularity.FILE;
-import static io.overdrive.scheduler.config.AffinityGranularity.SPLIT;
+import static io.overdrive.scheduler.affinity.AffinityGranularity.FILE;
+import static io.overdrive.scheduler.affinity.AffinityGranularity.SPLIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package io.overdrive.scheduler.config;
+package io.overdrive.scheduler.affinity;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;

@@ -1,10 +1,7 @@
-package io.overdrive.scheduler.stats;
+package io.overdrive.scheduler.affinity;
 
 import com.google.common.collect.ImmutableSortedMap;
 import io.airlift.stats.CounterStat;
-import io.overdrive.scheduler.affinity.Placement;
-import io.overdrive.scheduler.affinity.PlacementSummary;
-import io.overdrive.scheduler.affinity.Worker;
 import org.weakref.jmx.Managed;
 import org.weakref.jmx.Nested;
 

@@ -1,4 +1,4 @@
-package io.overdrive.cache.config;
+package io.overdrive.cache.page;
 
 import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;

@@ -1,9 +1,5 @@
-package io.overdrive.scheduler.stats;
+package io.overdrive.scheduler.affinity;
 
-import io.overdrive.scheduler.affinity.Placement;
-import io.overdrive.scheduler.affinity.PlacementKind;
-import io.overdrive.scheduler.affinity.PlacementSummary;
-import io.overdrive.scheduler.affinity.Worker;
 import org.junit.jupiter.api.Test;
 import org.weakref.jmx.MBeanExporter;
 

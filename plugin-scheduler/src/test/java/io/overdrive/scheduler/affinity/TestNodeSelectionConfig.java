@@ -1,4 +1,4 @@
-package io.overdrive.scheduler.config;
+package io.overdrive.scheduler.affinity;
 
 import com.google.common.collect.ImmutableMap;
 import io.airlift.configuration.ConfigurationFactory;
@@ -11,10 +11,10 @@ import java.util.Map;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
-import static io.overdrive.scheduler.config.AffinityGranularity.FILE;
-import static io.overdrive.scheduler.config.AffinityGranularity.SPLIT;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.NO_PREFERENCE;
-import static io.overdrive.scheduler.config.NodeSelectionStrategy.SOFT_AFFINITY;
+import static io.overdrive.scheduler.affinity.AffinityGranularity.FILE;
+import static io.overdrive.scheduler.affinity.AffinityGranularity.SPLIT;
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.NO_PREFERENCE;
+import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.SOFT_AFFINITY;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static java.util.stream.Collectors.joining;

@@ -1,4 +1,4 @@
-package io.overdrive.scheduler.config;
+package io.overdrive.scheduler.affinity;
 
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
