@@ -60,6 +60,32 @@ final class CacheQuotas
     }
 
     /**
+     * Whether a page of {@code bytes} restored after a restart fits within the quotas of its scope as they are now,
+     * all directories together; restored pages never evict others. A page of no table fits only without quotas.
+     */
+    boolean fits(CacheScope scope, long bytes, List<PageStoreDirectory> directories)
+    {
+        if (!isEnabled()) {
+            return true;
+        }
+        if (scope.equals(CacheScope.GLOBAL)) {
+            return admitsUnscoped();
+        }
+        for (CacheScope level = scope; level != null && !level.equals(CacheScope.GLOBAL); level = level.parent()) {
+            Optional<Long> quota = level.level() == CacheScope.Level.TABLE ? tableQuota : schemaQuota;
+            if (quota.isEmpty()) {
+                continue;
+            }
+            CacheScope counted = level;
+            long used = directories.stream().filter(PageStoreDirectory::isEnabled).mapToLong(directory -> directory.scopeBytes(counted)).sum();
+            if (used + bytes > quota.get()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Evicts pages of the scope (table first, then its schema) until {@code bytes} more fit within each quota.
      * Returns false when the page can never fit (it is larger than a quota): it is then not cached.
      */

@@ -15,13 +15,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Predicate;
 
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * The page cache on local disks: pages kept in local directories, each page stored with a checksum
@@ -40,9 +43,12 @@ final class LocalPageCache
     private final WriteGate writeGate;
     private final CacheQuotas quotas;
     private final PageCacheStats stats;
-    private final ThreadLocal<byte[]> frameBuffers;
     private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
     private final ScheduledExecutorService prober;
+    private final ExecutorService restorer;
+    // what flushes removed while a restore runs, so that it does not bring back pages of those files
+    private final List<Predicate<String>> flushesDuringRestore = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
 
     /**
      * Opens the cache of catalog {@code catalog}: in each of {@code cache.base-directory}, the subdirectory named after
@@ -56,14 +62,64 @@ final class LocalPageCache
         requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.pageSize = Math.toIntExact(config.getPageSize().toBytes());
-        int frameSize = pageSize + PageFrame.TRAILER_SIZE;
-        this.frameBuffers = ThreadLocal.withInitial(() -> new byte[frameSize]);
         this.writeGate = new WriteGate(config, stats);
         this.quotas = new CacheQuotas(config.getSchemaQuota(), config.getTableQuota(), stats);
         this.directories = openDirectories(catalog, config, stats);
         this.chooser = new DirectoryChooser(directories);
         this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
         stats.setUsage(new DirectoriesUsage(directories, fileIndex));
+        this.restorer = startRestores(catalog, config);
+    }
+
+    // one thread per directory (ideally one disk each); the cache serves meanwhile, its misses going to remote storage
+    private ExecutorService startRestores(String catalog, PageCacheConfig config)
+    {
+        ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, directories.size()), daemonThreadsNamed("overdrive-cache-restore-" + catalog + "-%s"));
+        PageRestore.Owner owner = new PageRestore.Owner()
+        {
+            @Override
+            public CacheScope scope(CachedFile file)
+            {
+                return quotas.scope(file.context()).orElse(CacheScope.GLOBAL);
+            }
+
+            @Override
+            public boolean fitsQuota(CacheScope scope, long bytes)
+            {
+                return quotas.fits(scope, bytes, directories);
+            }
+
+            @Override
+            public boolean flushed(String path)
+            {
+                return flushesDuringRestore.stream().anyMatch(flush -> flush.test(path));
+            }
+
+            @Override
+            public void indexFile(String path, String fileId)
+            {
+                fileIndex.add(path, fileId);
+            }
+
+            @Override
+            public void unindexFile(String fileId)
+            {
+                fileIndex.remove(fileId);
+            }
+        };
+        for (PageStoreDirectory directory : directories) {
+            stats.recordRestoreStarted();
+            executor.execute(new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed)::run);
+        }
+        executor.shutdown();
+        return executor;
+    }
+
+    /** Waits until every directory's restore has finished; false when {@code timeout} passed first. */
+    boolean awaitRestore(Duration timeout)
+            throws InterruptedException
+    {
+        return restorer.awaitTermination(timeout.toMillis(), MILLISECONDS);
     }
 
     private static List<PageStoreDirectory> openDirectories(String catalog, PageCacheConfig config, PageCacheStats stats)
@@ -170,31 +226,15 @@ final class LocalPageCache
             stats.recordMiss();
             return 0;
         }
-        byte[] frame = frameBuffers.get();
-        int stored = directory.get().readFrame(pageId, frame);
-        if (stored == PageStoreDirectory.LOST) {
+        int bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
+        if (bytes == PageStoreDirectory.LOST) {
             // its file vanished or was cut short: a damaged page, already forgotten by the directory
             stats.recordCorruptPage();
         }
-        if (stored <= 0) {
-            stats.recordMiss();
-            return 0;
-        }
-        int pageLength = PageFrame.verify(frame, stored);
-        if (pageLength < 0) {
-            stats.recordCorruptPage();
-            if (directory.get().deletePage(pageId)) {
-                stats.recordDelete(1, stored);
-            }
-            stats.recordMiss();
-            return 0;
-        }
-        int bytes = Math.min(length, pageLength - pageOffset);
         if (bytes <= 0) {
             stats.recordMiss();
             return 0;
         }
-        System.arraycopy(frame, pageOffset, target, targetOffset, bytes);
         stats.recordHit(bytes);
         return bytes;
     }
@@ -239,7 +279,7 @@ final class LocalPageCache
             }
             cacheContext.setCacheScope(scope.get());
         }
-        switch (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext)) {
+        switch (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context))) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
             case WRITTEN -> fileIndex.add(path, pageId.getFileId());
             case REFUSED -> stats.recordPutRefused();
@@ -262,6 +302,7 @@ final class LocalPageCache
     @Override
     public void expire(String path)
     {
+        rememberDuringRestore(path::equals);
         for (String fileId : fileIndex.fileIds(path)) {
             deleteFile(fileId);
         }
@@ -270,6 +311,7 @@ final class LocalPageCache
     @Override
     public void invalidatePaths(Predicate<String> paths)
     {
+        rememberDuringRestore(paths);
         for (String fileId : fileIndex.fileIds(paths)) {
             deleteFile(fileId);
         }
@@ -278,11 +320,19 @@ final class LocalPageCache
     @Override
     public void invalidateAll()
     {
+        rememberDuringRestore(_ -> true);
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteAll();
             stats.recordDelete(deleted.pages(), deleted.bytes());
         }
         fileIndex.clear();
+    }
+
+    private void rememberDuringRestore(Predicate<String> flushed)
+    {
+        if (!restorer.isTerminated()) {
+            flushesDuringRestore.add(flushed);
+        }
     }
 
     private record DirectoriesUsage(List<PageStoreDirectory> directories, FileIndex fileIndex)
@@ -333,7 +383,17 @@ final class LocalPageCache
     @Override
     public void close()
     {
+        closed = true;
         prober.shutdownNow();
+        try {
+            // a restore registers pages in the cache managers closed below: let it see the flag and stop first
+            if (!restorer.awaitTermination(30, SECONDS)) {
+                log.warn("The cache restore of %s did not stop within 30 seconds", directories);
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (PageStoreDirectory directory : directories) {
             closeQuietly(directory);
         }

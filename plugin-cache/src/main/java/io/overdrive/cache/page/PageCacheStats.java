@@ -33,6 +33,15 @@ public class PageCacheStats
     private final AtomicLong putsRefused = new AtomicLong();
     private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
+    private final AtomicLong restoresRunning = new AtomicLong();
+    private final AtomicLong restorePagesFound = new AtomicLong();
+    private final AtomicLong restorePagesScanned = new AtomicLong();
+    private final AtomicLong pagesRestored = new AtomicLong();
+    private final AtomicLong restoreCorrupt = new AtomicLong();
+    private final AtomicLong restoreOrphans = new AtomicLong();
+    private final AtomicLong restoreExpired = new AtomicLong();
+    private final AtomicLong restoreNoRoom = new AtomicLong();
+    private final AtomicLong restoreFlushed = new AtomicLong();
     private volatile Usage usage = Usage.NONE;
 
     /** What the cache holds now, read when a metric is: the stats do not hold the cache itself. */
@@ -124,6 +133,47 @@ public class PageCacheStats
     {
         pagesDeleted.addAndGet(pages);
         bytesDeleted.addAndGet(bytes);
+    }
+
+    /** A directory's restore is submitted (it runs in the background). */
+    void recordRestoreStarted()
+    {
+        restoresRunning.incrementAndGet();
+    }
+
+    void recordRestoreFound(long pages)
+    {
+        restorePagesFound.addAndGet(pages);
+    }
+
+    /** A page file found at startup was dealt with. */
+    void recordRestoreScanned(PageRestore.RestoreOutcome outcome)
+    {
+        restorePagesScanned.incrementAndGet();
+        if (outcome == PageRestore.RestoreOutcome.RESTORED) {
+            pagesRestored.incrementAndGet();
+        }
+        else {
+            recordRestoreDiscarded(outcome, 1);
+        }
+    }
+
+    /** Files found at startup and deleted: pages, and damaged {@link CachedFile} records. */
+    void recordRestoreDiscarded(PageRestore.RestoreOutcome outcome, long files)
+    {
+        switch (outcome) {
+            case CORRUPT -> restoreCorrupt.addAndGet(files);
+            case ORPHAN -> restoreOrphans.addAndGet(files);
+            case EXPIRED -> restoreExpired.addAndGet(files);
+            case NO_ROOM -> restoreNoRoom.addAndGet(files);
+            case FLUSHED -> restoreFlushed.addAndGet(files);
+            case RESTORED, PRESENT -> {}
+        }
+    }
+
+    void recordRestoreFinished()
+    {
+        restoresRunning.decrementAndGet();
     }
 
     public void recordGetError()
@@ -237,7 +287,7 @@ public class PageCacheStats
         return usage.bytesInUse();
     }
 
-    @Managed(description = "Bytes of pages found on disk at startup and reused")
+    @Managed(description = "Bytes of pages found on disk at startup and reused (grows while the restore runs)")
     public long getBytesRecovered()
     {
         return usage.bytesRecovered();
@@ -248,6 +298,64 @@ public class PageCacheStats
     {
         // bytes in directories out of use are not evicted, only unused for now
         return Math.max(0, usage.bytesRecovered() + bytesWritten.get() - bytesDeleted.get() - usage.bytesStored());
+    }
+
+    @Managed(description = "Cache directories whose pages from before the start are still being restored (reads of pages not restored yet are misses)")
+    public long getRestoresRunning()
+    {
+        return restoresRunning.get();
+    }
+
+    @Managed(description = "Page files found on disk at startup, to restore")
+    public long getRestorePagesFound()
+    {
+        return restorePagesFound.get();
+    }
+
+    @Managed(description = "Fraction of the page files found at startup that the restore has dealt with (1 when done)")
+    public double getRestoreProgress()
+    {
+        long found = restorePagesFound.get();
+        if (found == 0) {
+            return restoresRunning.get() == 0 ? 1 : 0;
+        }
+        return Math.min(1, (double) restorePagesScanned.get() / found);
+    }
+
+    @Managed(description = "Pages found on disk at startup, verified and served again")
+    public long getPagesRestored()
+    {
+        return pagesRestored.get();
+    }
+
+    @Managed(description = "Files found at startup and deleted as torn, cut short, unreadable or failing their checksum (pages and file records)")
+    public long getRestoreDiscardedCorrupt()
+    {
+        return restoreCorrupt.get();
+    }
+
+    @Managed(description = "Files found at startup and deleted as orphans: pages without their file's record (such as pages of Overdrive before 2.0), stray files")
+    public long getRestoreDiscardedOrphans()
+    {
+        return restoreOrphans.get();
+    }
+
+    @Managed(description = "Pages found at startup and deleted as older than cache.ttl")
+    public long getRestoreDiscardedExpired()
+    {
+        return restoreExpired.get();
+    }
+
+    @Managed(description = "Pages found at startup and deleted for want of room: over cache.max-size or a quota, or the space taken by new pages")
+    public long getRestoreDiscardedNoRoom()
+    {
+        return restoreNoRoom.get();
+    }
+
+    @Managed(description = "Pages found at startup and deleted because their file was flushed while the restore ran")
+    public long getRestoreDiscardedFlushed()
+    {
+        return restoreFlushed.get();
     }
 
     @Managed(description = "Pages written to the cache")

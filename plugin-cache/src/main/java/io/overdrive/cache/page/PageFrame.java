@@ -7,7 +7,8 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
 
 /**
  * How a page is stored on disk: its bytes followed by a 12-byte trailer (CRC32C of the bytes, their length, a magic
- * number). A page cut short by a crash, a torn write or flipped bits fails {@link #verify} and is never served.
+ * number). A page cut short by a crash, a torn write or flipped bits fails {@link #verify} when the cache restores it
+ * after a restart, and is never served.
  */
 public final class PageFrame
 {
@@ -30,6 +31,12 @@ public final class PageFrame
                 .putInt(length)
                 .putInt(MAGIC);
         return framed;
+    }
+
+    /** Length of the page held in a stored frame of {@code frameLength} bytes. */
+    public static int pageLength(long frameLength)
+    {
+        return Math.toIntExact(frameLength - TRAILER_SIZE);
     }
 
     /**

@@ -12,7 +12,6 @@ import alluxio.client.file.cache.PageMetaStore;
 import alluxio.client.file.cache.PageStore;
 import alluxio.client.file.cache.QuotaPageMetaStore;
 import alluxio.client.file.cache.evictor.CacheEvictor;
-import alluxio.client.file.cache.store.PageStoreDir;
 import alluxio.client.file.cache.store.PageStoreOptions;
 import alluxio.client.quota.CacheScope;
 import alluxio.conf.AlluxioConfiguration;
@@ -21,13 +20,17 @@ import alluxio.file.ByteArrayTargetBuffer;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 
 import static com.google.common.collect.Iterables.getOnlyElement;
@@ -52,7 +55,7 @@ final class PageStoreDirectory
         FAILED,
     }
 
-    /** {@link #readFrame} of a page that is gone or damaged: its file vanished or is shorter than its metadata says. */
+    /** {@link #readPage} of a page that is gone or damaged: its file vanished or is shorter than its metadata says. */
     static final int LOST = -1;
 
     private static final Logger log = Logger.get(PageStoreDirectory.class);
@@ -61,15 +64,18 @@ final class PageStoreDirectory
     private final Path path;
     private final CacheManager manager;
     private final PageMetaStore metaStore;
-    private final PageStoreDir storeDir;
+    private final FaultReportingPageStoreDir storeDir;
     private final FaultReportingPageStore store;
     private final DirectoryHealth health;
     private final Optional<Duration> ttl;
     private final DirectoryOwner owner;
     private final PageCacheStats stats;
-    private final long recoveredBytes;
+    private final CachedFiles cachedFiles;
+    private final AtomicLong recoveredBytes = new AtomicLong();
+    // files whose pages the restore is still registering; guarded by the metadata's write lock
+    private final Set<String> restoringFiles = new HashSet<>();
 
-    private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, PageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
+    private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
         this.stats = requireNonNull(stats, "stats is null");
         this.path = requireNonNull(path, "path is null");
@@ -80,13 +86,13 @@ final class PageStoreDirectory
         this.health = requireNonNull(health, "health is null");
         this.ttl = requireNonNull(ttl, "ttl is null");
         this.owner = requireNonNull(owner, "owner is null");
-        this.recoveredBytes = usedBytes();
+        this.cachedFiles = new CachedFiles(path);
     }
 
     /**
-     * Opens the cache in {@code path} (claimed by the caller), restoring the pages found there. The page store and
-     * metadata are assembled here rather than by Alluxio's factory so that the store can report I/O failures and the
-     * metadata can be asked about scopes and page ages.
+     * Opens the cache in {@code path} (claimed by the caller), empty: {@link PageRestore} then registers the pages found
+     * there, in the background. The page store and metadata are assembled here rather than by Alluxio's factory so that
+     * the store can report I/O failures and the metadata can be asked about scopes and page ages.
      */
     static PageStoreDirectory open(Path path, DirectoryOwner owner, AlluxioConfiguration configuration, DirectoryHealth health, Optional<Duration> ttl, PageCacheStats stats)
             throws Exception
@@ -94,16 +100,23 @@ final class PageStoreDirectory
         CacheManagerOptions options = CacheManagerOptions.create(configuration);
         PageStoreOptions storeOptions = getOnlyElement(options.getPageStoreOptions());
         FaultReportingPageStore store = new FaultReportingPageStore(PageStore.create(storeOptions), health, stats);
-        PageStoreDir storeDir = new FaultReportingPageStoreDir(storeOptions, store, CacheEvictor.create(options.getCacheEvictorOptions()));
+        FaultReportingPageStoreDir storeDir = new FaultReportingPageStoreDir(storeOptions, store, CacheEvictor.create(options.getCacheEvictorOptions()));
         // per-scope byte counts (quotas) cost a map entry per page: only when a quota is configured
         PageMetaStore metaStore = options.isQuotaEnabled()
                 ? new ScopeTrackingPageMetaStore(options.getCacheEvictorOptions(), List.of(storeDir))
                 : new DefaultPageMetaStore(List.of(storeDir));
-        // a first start finds nothing to restore: without the folder Alluxio logs that as an ERROR
+        // without the folder Alluxio's restore fails, and it then empties the directory
         Files.createDirectories(storeDir.getRootPath());
         // LocalCacheManager itself, not Factory.create's NoExceptionCacheManager wrapper: that one lacks invalidate(),
         // and failures are turned into misses here anyway
-        CacheManager manager = LocalCacheManager.create(options, metaStore);
+        storeDir.opening(true);
+        CacheManager manager;
+        try {
+            manager = LocalCacheManager.create(options, metaStore);
+        }
+        finally {
+            storeDir.opening(false);
+        }
         return new PageStoreDirectory(path, manager, metaStore, storeDir, store, health, ttl, owner, stats);
     }
 
@@ -122,10 +135,10 @@ final class PageStoreDirectory
         return health;
     }
 
-    /** Bytes of pages found on disk when the directory was opened (Alluxio restores them synchronously). */
+    /** Bytes of pages found on disk at startup and registered so far by {@link PageRestore}. */
     long recoveredBytes()
     {
-        return recoveredBytes;
+        return recoveredBytes.get();
     }
 
     /** Bytes Alluxio can still store in this directory without evicting. */
@@ -140,21 +153,30 @@ final class PageStoreDirectory
     }
 
     /**
-     * The whole stored frame of the page into {@code buffer}: its length; 0 when the page is absent, older than
-     * {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file vanished or is short (the
-     * cache manager then forgets the page).
+     * Copies up to {@code length} bytes of the page from {@code pageOffset} into {@code target}: how many; 0 when the
+     * page is absent, older than {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file
+     * vanished or is short (the cache manager then forgets the page). Only the bytes asked for are read: a page's
+     * checksum was verified when it was written or restored, not on every hit.
      */
-    int readFrame(PageId pageId, byte[] buffer)
+    int readPage(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
     {
-        if (ttl.isPresent() && isExpired(pageId)) {
+        Optional<PageInfo> info = pageInfo(pageId);
+        if (info.isEmpty()) {
+            return 0;
+        }
+        if (ttl.isPresent() && System.currentTimeMillis() - info.get().getCreatedTimestamp() >= ttl.get().toMillis()) {
             deletePage(pageId);
+            return 0;
+        }
+        int bytes = Math.min(length, PageFrame.pageLength(info.get().getPageSize()) - pageOffset);
+        if (bytes <= 0) {
             return 0;
         }
         store.takeFailure();
         try {
-            // the ReadTargetBuffer variant reads the whole stored page, whatever its length
-            int read = manager.get(pageId, 0, new ByteArrayTargetBuffer(buffer, 0), CacheContext.defaults());
+            int read = manager.get(pageId, pageOffset, bytes, new ByteArrayTargetBuffer(target, targetOffset), CacheContext.defaults());
             if (read >= 0) {
+                // 0: evicted since it was looked up
                 return read;
             }
             return store.takeFailure() ? 0 : LOST;
@@ -167,22 +189,144 @@ final class PageStoreDirectory
         }
     }
 
-    // the background sweep frees the space of expired pages; this check makes sure none is served in the meantime
-    private boolean isExpired(PageId pageId)
+    // the lookup also counts as an access for the eviction policy, as the cache manager's own lookup does
+    private Optional<PageInfo> pageInfo(PageId pageId)
     {
-        PageInfo info;
         Lock readLock = metaStore.getLock().readLock();
         readLock.lock();
         try {
-            info = metaStore.getPageInfo(pageId);
+            return Optional.of(metaStore.getPageInfo(pageId));
         }
         catch (PageNotFoundException e) {
-            return false;
+            return Optional.empty();
         }
         finally {
             readLock.unlock();
         }
-        return System.currentTimeMillis() - info.getCreatedTimestamp() >= ttl.orElseThrow().toMillis();
+    }
+
+    private boolean hasPages(String fileId)
+    {
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return !metaStore.getAllPagesByFileId(fileId).isEmpty();
+        }
+        finally {
+            readLock.unlock();
+        }
+    }
+
+    private void withMetadataWriteLock(Runnable action)
+    {
+        Lock writeLock = metaStore.getLock().writeLock();
+        writeLock.lock();
+        try {
+            action.run();
+        }
+        finally {
+            writeLock.unlock();
+        }
+    }
+
+    // for PageRestore
+
+    CachedFiles cachedFiles()
+    {
+        return cachedFiles;
+    }
+
+    /** Where the page files are: Alluxio's store root. */
+    Path pageRoot()
+    {
+        return storeDir.getRootPath();
+    }
+
+    /** The page a file under {@link #pageRoot} holds; empty for anything else (another page size, a stray file). */
+    Optional<PageId> pageIdOf(Path file)
+    {
+        return storeDir.pageId(file);
+    }
+
+    /** The restore is about to register pages of these files; deleting a file meanwhile withdraws it. */
+    void beginRestore(Set<String> fileIds)
+    {
+        withMetadataWriteLock(() -> restoringFiles.addAll(fileIds));
+    }
+
+    void endRestore()
+    {
+        withMetadataWriteLock(restoringFiles::clear);
+    }
+
+    enum Registration
+    {
+        REGISTERED,
+        /** Already registered: written again since the start. */
+        PRESENT,
+        /** The directory is full (of pages written since the start, or because cache.max-size shrank). */
+        NO_ROOM,
+        /** Its file was deleted (a flush) since the restore began, or the restore is over. */
+        WITHDRAWN,
+    }
+
+    /** Registers a verified page found on disk, with the scope and write time of its file. */
+    Registration register(PageId pageId, long frameSize, CacheScope scope, long writtenMillis)
+    {
+        Lock writeLock = metaStore.getLock().writeLock();
+        writeLock.lock();
+        try {
+            if (metaStore.hasPage(pageId)) {
+                return Registration.PRESENT;
+            }
+            if (!restoringFiles.contains(pageId.getFileId())) {
+                return Registration.WITHDRAWN;
+            }
+            if (storeDir.getCachedBytes() + frameSize > storeDir.getCapacityBytes()) {
+                return Registration.NO_ROOM;
+            }
+            metaStore.addPage(pageId, new PageInfo(pageId, frameSize, scope, storeDir, writtenMillis));
+        }
+        finally {
+            writeLock.unlock();
+        }
+        recoveredBytes.addAndGet(frameSize);
+        return Registration.REGISTERED;
+    }
+
+    /**
+     * Deletes a page file the restore will not register, unless the page was written again since the start (the file
+     * is then the new page, or about to be).
+     */
+    void discardUnregistered(PageId pageId, Path file)
+    {
+        Lock writeLock = metaStore.getLock().writeLock();
+        writeLock.lock();
+        try {
+            if (!metaStore.hasPage(pageId)) {
+                Files.deleteIfExists(file);
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            health.failed("delete", e);
+        }
+        finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Deletes the record of a file none of whose pages was restored, unless pages of it were written since. */
+    void discardRecordIfUnused(String fileId)
+    {
+        if (hasPages(fileId)) {
+            return;
+        }
+        try {
+            cachedFiles.delete(fileId);
+        }
+        catch (IOException | RuntimeException e) {
+            health.failed("delete", e);
+        }
     }
 
     /** Whether the page is stored (without reading it): it may still turn out unreadable. */
@@ -198,8 +342,22 @@ final class PageStoreDirectory
         }
     }
 
-    WriteResult writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext)
+    /**
+     * Writes a page of {@code file}, after the file's {@link CachedFile} record when none of its pages is stored here yet
+     * (so that a page never reaches the disk before its record).
+     */
+    WriteResult writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext, CachedFile file)
     {
+        if (!hasPages(pageId.getFileId())) {
+            try {
+                cachedFiles.write(pageId.getFileId(), file);
+            }
+            catch (IOException | RuntimeException e) {
+                stats.recordPutError();
+                health.failed("write", e);
+                return WriteResult.FAILED;
+            }
+        }
         store.takeFailure();
         try {
             if (manager.put(pageId, ByteBuffer.wrap(frame), cacheContext)) {
@@ -273,10 +431,12 @@ final class PageStoreDirectory
     {
         long pagesBefore = pageCount();
         long bytesBefore = usedBytes();
+        withMetadataWriteLock(() -> restoringFiles.remove(fileId));
         try {
             manager.deleteFile(fileId);
+            cachedFiles.delete(fileId);
         }
-        catch (RuntimeException e) {
+        catch (IOException | RuntimeException e) {
             health.failed("delete", e);
         }
         return deletedSince(pagesBefore, bytesBefore);
@@ -287,6 +447,8 @@ final class PageStoreDirectory
     {
         long pagesBefore = pageCount();
         long bytesBefore = usedBytes();
+        // pages the restore has not registered yet are not the cache manager's to delete: the restore deletes them
+        withMetadataWriteLock(restoringFiles::clear);
         try {
             manager.invalidate(_ -> true);
         }
@@ -299,6 +461,12 @@ final class PageStoreDirectory
             catch (RuntimeException retryFailure) {
                 health.failed("delete all", retryFailure);
             }
+        }
+        try {
+            cachedFiles.deleteAll();
+        }
+        catch (IOException | RuntimeException e) {
+            health.failed("delete all", e);
         }
         return deletedSince(pagesBefore, bytesBefore);
     }

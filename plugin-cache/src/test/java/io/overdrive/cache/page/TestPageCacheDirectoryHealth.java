@@ -155,6 +155,7 @@ class TestPageCacheDirectoryHealth
         // after a restart each restores its own pages only
         PageCacheStats restarted = new PageCacheStats();
         try (LocalPageCache lake = new LocalPageCache("lake", TestingPages.config(100 * PAGE_SIZE, first), restarted)) {
+            assertThat(lake.awaitRestore(new Duration(60, SECONDS))).isTrue();
             assertThat(restarted.getBytesRecovered()).isEqualTo(PAGE_SIZE + PageFrame.TRAILER_SIZE);
         }
         assertThat(Files.isDirectory(first.resolve("lake"))).isTrue();

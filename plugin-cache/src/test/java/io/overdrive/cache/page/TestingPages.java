@@ -31,6 +31,23 @@ final class TestingPages
         return baseDirectory.resolve(CATALOG);
     }
 
+    /** The table a test file belongs to: files alternate between {@code s.t1} and {@code s.t2}. */
+    static String table(String fileId)
+    {
+        return Math.floorMod(fileId.hashCode(), 2) == 0 ? "t1" : "t2";
+    }
+
+    /** The data file's path, under its table's location. */
+    static String path(String fileId)
+    {
+        return "/warehouse/s/" + table(fileId) + "/" + fileId;
+    }
+
+    static CacheReadContext context(String fileId)
+    {
+        return CacheReadContext.forTable("s", table(fileId), true);
+    }
+
     /** The bytes of a page, a pure function of its id, so that any reader can check any hit. */
     static byte[] content(PageId pageId, int length)
     {

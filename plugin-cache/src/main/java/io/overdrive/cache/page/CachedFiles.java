@@ -1,0 +1,130 @@
+package io.overdrive.cache.page;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The {@link CachedFile} records of one cache directory, one small file per cached file id under
+ * {@code <directory>/files/<bucket>/<file id>}. A record is written (atomically: a temporary file renamed) before the
+ * file's first page, so every page a crash leaves behind has its record, and a page without one is an orphan. Records
+ * of files whose pages were all evicted stay until the next restore, which removes them.
+ */
+final class CachedFiles
+{
+    static final String DIRECTORY = "files";
+    private static final int BUCKETS = 256;
+    private static final String TEMPORARY_SUFFIX = ".tmp";
+
+    private final Path root;
+
+    CachedFiles(Path directory)
+    {
+        this.root = requireNonNull(directory, "directory is null").resolve(DIRECTORY);
+    }
+
+    Path root()
+    {
+        return root;
+    }
+
+    void write(String fileId, CachedFile file)
+            throws IOException
+    {
+        Path target = pathOf(fileId);
+        Files.createDirectories(target.getParent());
+        Path temporary = target.resolveSibling(fileId + "." + UUID.randomUUID() + TEMPORARY_SUFFIX);
+        try {
+            Files.write(temporary, file.encode());
+            Files.move(temporary, target, ATOMIC_MOVE, REPLACE_EXISTING);
+        }
+        finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    void delete(String fileId)
+            throws IOException
+    {
+        Files.deleteIfExists(pathOf(fileId));
+    }
+
+    /** Deletes every record (for a cache emptied completely). */
+    void deleteAll()
+            throws IOException
+    {
+        for (Path path : list()) {
+            Files.deleteIfExists(path);
+        }
+    }
+
+    /**
+     * What {@link #readAll} found: the intact records by file id; how many damaged records and how many stray files
+     * (a record's temporary file left by a crash, a file out of place) it deleted.
+     */
+    record Loaded(Map<String, CachedFile> files, int damaged, int strays) {}
+
+    /** Reads every record; damaged records and stray files are deleted and counted. */
+    Loaded readAll()
+            throws IOException
+    {
+        Map<String, CachedFile> files = new HashMap<>();
+        int damaged = 0;
+        int strays = 0;
+        for (Path path : list()) {
+            String name = path.getFileName().toString();
+            if (name.endsWith(TEMPORARY_SUFFIX) || !path.equals(pathOf(name))) {
+                Files.deleteIfExists(path);
+                strays++;
+                continue;
+            }
+            Optional<CachedFile> file = read(path);
+            if (file.isPresent()) {
+                files.put(name, file.get());
+            }
+            else {
+                Files.deleteIfExists(path);
+                damaged++;
+            }
+        }
+        return new Loaded(files, damaged, strays);
+    }
+
+    private static Optional<CachedFile> read(Path path)
+            throws IOException
+    {
+        try {
+            return CachedFile.decode(Files.readAllBytes(path));
+        }
+        catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    private List<Path> list()
+            throws IOException
+    {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            return paths.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    private Path pathOf(String fileId)
+    {
+        return root.resolve("%02x".formatted(Math.floorMod(fileId.hashCode(), BUCKETS))).resolve(fileId);
+    }
+}

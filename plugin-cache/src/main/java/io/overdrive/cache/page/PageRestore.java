@@ -1,0 +1,216 @@
+package io.overdrive.cache.page;
+
+import alluxio.client.file.cache.PageId;
+import alluxio.client.quota.CacheScope;
+import io.airlift.log.Logger;
+import io.airlift.units.Duration;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Restores the pages a previous process left in a cache directory, in the background while the cache serves: a page
+ * is served once it is registered, and until then a read of it is a miss that goes to remote storage. Each page is
+ * registered with what a new write of it would get: its file's path (for flushes by path, schema or table), its
+ * table's scope (for quotas) and its write time, the file's modification time (for {@code cache.ttl}). Its checksum is
+ * verified once, here; hits read only the bytes they need. Torn or corrupt pages, pages whose {@link CachedFile} record
+ * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Pages are registered oldest
+ * first, so the eviction policy sees them in the order they were written.
+ */
+final class PageRestore
+{
+    private static final Logger log = Logger.get(PageRestore.class);
+
+    /** What the catalog's cache decides for a recovered page, as it would for a new write. */
+    interface Owner
+    {
+        /** The scope its pages are accounted in ({@link CacheScope#GLOBAL} without quotas). */
+        CacheScope scope(CachedFile file);
+
+        /** Whether {@code bytes} more of the scope fit within its quotas. */
+        boolean fitsQuota(CacheScope scope, long bytes);
+
+        /** Whether a flush since the start removed the file at {@code path}: its pages are then not restored. */
+        boolean flushed(String path);
+
+        /** The file's pages may be found in this cache from now on: index its path. */
+        void indexFile(String path, String fileId);
+
+        /** None of the file's pages was restored. */
+        void unindexFile(String fileId);
+    }
+
+    private record PageFile(Path path, PageId pageId, long size, long writtenMillis) {}
+
+    private final PageStoreDirectory directory;
+    private final int maxFrameSize;
+    private final Optional<Duration> ttl;
+    private final Owner owner;
+    private final PageCacheStats stats;
+    private final BooleanSupplier stopped;
+
+    PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
+    {
+        this.directory = requireNonNull(directory, "directory is null");
+        this.maxFrameSize = pageSize + PageFrame.TRAILER_SIZE;
+        this.ttl = requireNonNull(ttl, "ttl is null");
+        this.owner = requireNonNull(owner, "owner is null");
+        this.stats = requireNonNull(stats, "stats is null");
+        this.stopped = requireNonNull(stopped, "stopped is null");
+    }
+
+    void run()
+    {
+        long start = System.nanoTime();
+        try {
+            restore();
+        }
+        catch (IOException | RuntimeException e) {
+            // what was registered stays usable; what was not is left on disk for the next restart
+            log.error(e, "Restoring the cache directory %s failed", directory.path());
+        }
+        finally {
+            directory.endRestore();
+            stats.recordRestoreFinished();
+            log.info("Restored cache directory %s in %s", directory.path(), Duration.nanosSince(start).convertToMostSuccinctTimeUnit());
+        }
+    }
+
+    private void restore()
+            throws IOException
+    {
+        CachedFiles.Loaded records = directory.cachedFiles().readAll();
+        stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, records.damaged());
+        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, records.strays());
+        Map<String, CachedFile> files = records.files();
+        // indexed before any page is registered, so that a flush meanwhile finds them and withdraws them
+        directory.beginRestore(files.keySet());
+        files.forEach((fileId, file) -> owner.indexFile(file.path(), fileId));
+
+        List<PageFile> pages = listPages();
+        stats.recordRestoreFound(pages.size());
+        Set<String> restoredFiles = new HashSet<>();
+        for (PageFile page : pages) {
+            if (stopped.getAsBoolean()) {
+                return;
+            }
+            RestoreOutcome outcome = restore(page, files.get(page.pageId().getFileId()));
+            switch (outcome) {
+                case RESTORED -> restoredFiles.add(page.pageId().getFileId());
+                case PRESENT -> {}
+                default -> directory.discardUnregistered(page.pageId(), page.path());
+            }
+            stats.recordRestoreScanned(outcome);
+        }
+        for (String fileId : files.keySet()) {
+            if (!restoredFiles.contains(fileId)) {
+                directory.discardRecordIfUnused(fileId);
+                owner.unindexFile(fileId);
+            }
+        }
+    }
+
+    private RestoreOutcome restore(PageFile page, CachedFile file)
+    {
+        if (file == null) {
+            return RestoreOutcome.ORPHAN;
+        }
+        if (owner.flushed(file.path())) {
+            return RestoreOutcome.FLUSHED;
+        }
+        if (ttl.isPresent() && System.currentTimeMillis() - page.writtenMillis() >= ttl.get().toMillis()) {
+            return RestoreOutcome.EXPIRED;
+        }
+        if (page.size() > maxFrameSize) {
+            return RestoreOutcome.CORRUPT;
+        }
+        byte[] frame;
+        try {
+            frame = Files.readAllBytes(page.path());
+        }
+        catch (NoSuchFileException e) {
+            // deleted since it was listed (an eviction of the page written again since the start, a flush)
+            return RestoreOutcome.PRESENT;
+        }
+        catch (IOException e) {
+            stats.recordGetError();
+            directory.health().failed("restore", e);
+            return RestoreOutcome.CORRUPT;
+        }
+        if (frame.length != page.size() || PageFrame.verify(frame, frame.length) < 0) {
+            return RestoreOutcome.CORRUPT;
+        }
+        CacheScope scope = owner.scope(file);
+        if (!owner.fitsQuota(scope, frame.length)) {
+            return RestoreOutcome.NO_ROOM;
+        }
+        return switch (directory.register(page.pageId(), frame.length, scope, page.writtenMillis())) {
+            case REGISTERED -> RestoreOutcome.RESTORED;
+            case PRESENT -> RestoreOutcome.PRESENT;
+            case NO_ROOM -> RestoreOutcome.NO_ROOM;
+            case WITHDRAWN -> RestoreOutcome.FLUSHED;
+        };
+    }
+
+    // every page file with its size and write time, oldest first; anything else under the page root is deleted
+    private List<PageFile> listPages()
+            throws IOException
+    {
+        List<PageFile> pages = new ArrayList<>();
+        List<Path> strays = new ArrayList<>();
+        try (Stream<Path> files = Files.find(directory.pageRoot(), Integer.MAX_VALUE, (_, attributes) -> attributes.isRegularFile())) {
+            files.forEach(path -> {
+                Optional<PageId> pageId = directory.pageIdOf(path);
+                if (pageId.isEmpty()) {
+                    strays.add(path);
+                    return;
+                }
+                try {
+                    BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                    pages.add(new PageFile(path, pageId.get(), attributes.size(), attributes.lastModifiedTime().toMillis()));
+                }
+                catch (IOException e) {
+                    // deleted since it was listed
+                }
+            });
+        }
+        for (Path stray : strays) {
+            Files.deleteIfExists(stray);
+        }
+        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, strays.size());
+        pages.sort(Comparator.comparingLong(PageFile::writtenMillis));
+        return pages;
+    }
+
+    /** What became of a page file found at startup. */
+    enum RestoreOutcome
+    {
+        RESTORED,
+        /** Written again since the start: the new page is kept. */
+        PRESENT,
+        /** Torn, cut short, unreadable or failing its checksum; or a damaged {@link CachedFile} record. */
+        CORRUPT,
+        /** No {@link CachedFile} record (for example pages of an earlier Overdrive version), or not a page file. */
+        ORPHAN,
+        /** Older than {@code cache.ttl}. */
+        EXPIRED,
+        /** Over {@code cache.max-size} or a quota (both may have shrunk), or the space was taken by new pages. */
+        NO_ROOM,
+        /** Its file was flushed while the restore ran. */
+        FLUSHED,
+    }
+}
