@@ -21,12 +21,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Overdrive's page cache on real HDFS, one worker: the same results as the stock {@code hive} catalog over the same
  * files, and a repeated query reads at least 90% of its bytes from the cache (read from the cache's MBean); flushing
- * from SQL, under Trino's file-based access control.
+ * from SQL, under Trino's file-based access control; a second {@code overdrive_hive} catalog with
+ * {@code cache.include-tables} and {@code cache.exclude-tables} caches only the tables they let in.
  */
 public class TestPageCacheOnHdfs
         extends AbstractTestQueryFramework
 {
     private static final String CATALOG = OverdriveQueryRunner.OVERDRIVE_CATALOG;
+    // caches tpch's tables but orders (its own cache and MBean; no other test reads through it)
+    private static final String FILTERED = "filtered";
     // may read everything and flush tables and schemas, but not everything (denied by the rules file below)
     private static final String NO_FLUSH_ALL_USER = "no_flush_all";
     // Trino's file-based system access control: every user may do everything, except that the right to flush
@@ -55,6 +58,12 @@ public class TestPageCacheOnHdfs
                 .overdriveProperty("cache.enabled", "true")
                 .overdriveProperty("cache.base-directory", cacheDirectory.toString())
                 .overdriveProperty("cache.max-size", "2GB")
+                .extraCatalog(FILTERED, "overdrive_hive", Map.of(
+                        "cache.enabled", "true",
+                        "cache.base-directory", cacheDirectory.toString(),
+                        "cache.max-size", "1GB",
+                        "cache.include-tables", "tpch.*",
+                        "cache.exclude-tables", "*.ord*"))
                 .initialTables(List.of(NATION, ORDERS, CUSTOMER))
                 .build();
     }
@@ -92,6 +101,40 @@ public class TestPageCacheOnHdfs
             assertThat(query(sql.formatted(CATALOG))).matches(sql.formatted("hive"));
         }
         assertThat(PageCacheMetrics.read(CATALOG).hits()).isPositive();
+    }
+
+    @Test
+    void excludedTableBypassesTheCacheAndIncludedTableIsCached()
+    {
+        // a worker creates a catalog when its first task needs it, and its cache MBean with it
+        assertThat(query("SELECT count(*) FROM %s.tpch.nation".formatted(FILTERED))).matches("VALUES BIGINT '25'");
+
+        // orders is excluded: every run reads HDFS, and the cache is neither looked up nor filled
+        String excluded = "SELECT orderstatus, count(*), sum(totalprice) FROM %s.tpch.orders GROUP BY 1";
+        long cachedBefore = PageCacheMetrics.read(FILTERED).bytesCached();
+        for (int run = 1; run <= 2; run++) {
+            PageCacheMetrics before = PageCacheMetrics.read(FILTERED);
+            assertThat(query(excluded.formatted(FILTERED))).matches(excluded.formatted("hive"));
+            PageCacheMetrics read = PageCacheMetrics.read(FILTERED).minus(before);
+            assertThat(read.bytesFromRemote()).as("run %s of orders reads HDFS: %s", run, read).isPositive();
+            assertThat(read.notCachedExcludedTable()).as("run %s: files of orders that bypassed the cache", run).isPositive();
+            assertThat(read.bytesFromCache()).as("run %s: %s", run, read).isZero();
+            assertThat(read.hits()).as("run %s: %s", run, read).isZero();
+            assertThat(read.misses()).as("run %s: no cache lookup: %s", run, read).isZero();
+        }
+        assertThat(PageCacheMetrics.read(FILTERED).bytesCached()).as("nothing of orders is cached").isEqualTo(cachedBefore);
+
+        // customer is included: the second run reads from the cache
+        String included = "SELECT mktsegment, count(*), sum(acctbal) FROM %s.tpch.customer GROUP BY 1";
+        PageCacheMetrics start = PageCacheMetrics.read(FILTERED);
+        assertThat(query(included.formatted(FILTERED))).matches(included.formatted("hive"));
+        PageCacheMetrics afterFirst = PageCacheMetrics.read(FILTERED);
+        assertThat(query(included.formatted(FILTERED))).matches(included.formatted("hive"));
+        PageCacheMetrics second = PageCacheMetrics.read(FILTERED).minus(afterFirst);
+        assertThat(afterFirst.minus(start).bytesFromRemote()).as("the first run of customer reads HDFS").isPositive();
+        assertThat(second.cacheShareOfBytes()).as("share of the second run's bytes read from the cache (%s)", second).isGreaterThanOrEqualTo(0.9);
+        assertThat(PageCacheMetrics.read(FILTERED).minus(start).notCachedExcludedTable()).as("customer is not excluded").isZero();
+        assertThat(PageCacheMetrics.read(FILTERED).bytesCached()).isGreaterThan(cachedBefore);
     }
 
     @Test

@@ -11,6 +11,8 @@ import alluxio.wire.FileInfo;
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
 import com.google.inject.Inject;
+import io.airlift.log.Logger;
+import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
 import io.opentelemetry.api.trace.Tracer;
 import io.overdrive.cache.hedge.HedgedReads;
@@ -18,6 +20,7 @@ import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.page.TableFilter;
 import io.overdrive.cache.scan.SharedScanConfig;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.scan.SharedScans;
@@ -31,6 +34,7 @@ import io.trino.filesystem.alluxio.AlluxioInputStream;
 import io.trino.filesystem.alluxio.TracingCacheManager;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.spi.catalog.CatalogName;
+import io.trino.spi.metrics.Metrics;
 import jakarta.annotation.PreDestroy;
 
 import java.io.IOException;
@@ -49,14 +53,20 @@ import static java.util.Objects.requireNonNull;
  * A file's cache id is the hash of its cache key ({@code path#modification time#length}, from the
  * {@code CacheKeyProvider}), so a changed file never matches the pages of its previous version; {@link #expire} drops
  * the cached versions of a path as well, to free their space at once.
+ * <p>
+ * Files of tables that {@code cache.include-tables} and {@code cache.exclude-tables} leave out ({@link TableFilter})
+ * bypass all of it: they are read from remote storage as if there were no cache (hedged reads still apply), counted
+ * per file in {@code NotCachedExcludedTable} and per byte in {@code BytesFromRemote}.
  */
 public class OverdriveFileSystemCache
         implements TrinoFileSystemCache
 {
+    private static final Logger log = Logger.get(OverdriveFileSystemCache.class);
     private static final HashFunction HASH = Hashing.murmur3_128();
 
     private final Tracer tracer;
     private final PageCache pageCache;
+    private final TableFilter tableFilter;
     private final PageCacheStats stats;
     private final AlluxioConfiguration readerConfiguration;
     private final AlluxioCacheStats readerStats;
@@ -74,18 +84,29 @@ public class OverdriveFileSystemCache
             SharedScanConfig sharedScanConfig,
             SharedScanStats sharedScanStats)
     {
-        this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats);
+        this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), TableFilter.create(config), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats);
+        if (!tableFilter.cachesEverything()) {
+            log.info("Catalog %s: the page cache caches %s; other tables are read from remote storage only", catalogName, tableFilter);
+        }
+    }
+
+    /** A cache of every table's pages. */
+    public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats)
+    {
+        this(tracer, catalog, pageCache, TableFilter.ALL, stats, hedgedReads, sharedScans, sharedScanStats);
     }
 
     /**
+     * @param tableFilter the tables whose files are cached; the others are read from remote storage only
      * @param hedgedReads hedges the reads of pages that are not cached (cache hits never reach it)
      * @param sharedScans shared scans' settings; empty: Trino's own readers, each reader fetching its own misses
      */
-    public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats)
+    public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, TableFilter tableFilter, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats)
     {
         this.hedgedReads = requireNonNull(hedgedReads, "hedgedReads is null");
         this.tracer = requireNonNull(tracer, "tracer is null");
         this.pageCache = requireNonNull(pageCache, "pageCache is null");
+        this.tableFilter = requireNonNull(tableFilter, "tableFilter is null");
         this.stats = requireNonNull(stats, "stats is null");
         AlluxioProperties properties = new AlluxioProperties();
         properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Integer.toString(pageCache.pageSize()));
@@ -106,26 +127,36 @@ public class OverdriveFileSystemCache
     public TrinoInput cacheInput(TrinoInputFile delegate, String key)
             throws IOException
     {
-        if (sharedScans.isPresent()) {
-            return sharedScans.get().input(hedgedReads.wrap(delegate), fileId(key), delegate.length(), CacheReadContext.current());
+        CacheReadContext context = CacheReadContext.current();
+        if (!tableFilter.caches(context)) {
+            stats.recordNotCachedExcludedTable();
+            return new RemoteInput(hedgedReads.wrap(delegate).newInput(), stats);
         }
-        return new AlluxioInput(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
+        if (sharedScans.isPresent()) {
+            return sharedScans.get().input(hedgedReads.wrap(delegate), fileId(key), delegate.length(), context);
+        }
+        return new AlluxioInput(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, readerStats);
     }
 
     @Override
     public TrinoInputStream cacheStream(TrinoInputFile delegate, String key)
             throws IOException
     {
-        if (sharedScans.isPresent()) {
-            return sharedScans.get().stream(hedgedReads.wrap(delegate), fileId(key), delegate.length(), CacheReadContext.current());
+        CacheReadContext context = CacheReadContext.current();
+        if (!tableFilter.caches(context)) {
+            stats.recordNotCachedExcludedTable();
+            return new RemoteInputStream(hedgedReads.wrap(delegate).newStream(), stats);
         }
-        return new AlluxioInputStream(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key), readerConfiguration, readerStats);
+        if (sharedScans.isPresent()) {
+            return sharedScans.get().stream(hedgedReads.wrap(delegate), fileId(key), delegate.length(), context);
+        }
+        return new AlluxioInputStream(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, readerStats);
     }
 
     // the page cache for this file, with Trino's tracing spans on every get and put, as Trino's own Alluxio cache has
-    private CacheManager cacheManager(TrinoInputFile file, String key)
+    private CacheManager cacheManager(TrinoInputFile file, String key, CacheReadContext context)
     {
-        return new TracingCacheManager(tracer, key, pageSize, pageCache.adapterFor(file.location().toString(), CacheReadContext.current()));
+        return new TracingCacheManager(tracer, key, pageSize, pageCache.adapterFor(file.location().toString(), context));
     }
 
     @Override
@@ -167,6 +198,11 @@ public class OverdriveFileSystemCache
         return stats;
     }
 
+    public TableFilter tableFilter()
+    {
+        return tableFilter;
+    }
+
     public Optional<SharedScans> sharedScans()
     {
         return sharedScans;
@@ -203,6 +239,138 @@ public class OverdriveFileSystemCache
         {
             super.recordExternalRead(length);
             stats.recordRemoteRead(length);
+        }
+    }
+
+    // an excluded file's input: remote storage only, its bytes counted as the cache's remote reads are
+    private static final class RemoteInput
+            implements TrinoInput
+    {
+        private final TrinoInput delegate;
+        private final PageCacheStats stats;
+
+        RemoteInput(TrinoInput delegate, PageCacheStats stats)
+        {
+            this.delegate = requireNonNull(delegate, "delegate is null");
+            this.stats = requireNonNull(stats, "stats is null");
+        }
+
+        @Override
+        public void readFully(long position, byte[] buffer, int bufferOffset, int bufferLength)
+                throws IOException
+        {
+            delegate.readFully(position, buffer, bufferOffset, bufferLength);
+            stats.recordRemoteRead(bufferLength);
+        }
+
+        @Override
+        public int readTail(byte[] buffer, int bufferOffset, int bufferLength)
+                throws IOException
+        {
+            int read = delegate.readTail(buffer, bufferOffset, bufferLength);
+            stats.recordRemoteRead(read);
+            return read;
+        }
+
+        @Override
+        public Slice readFully(long position, int length)
+                throws IOException
+        {
+            Slice slice = delegate.readFully(position, length);
+            stats.recordRemoteRead(slice.length());
+            return slice;
+        }
+
+        @Override
+        public Slice readTail(int length)
+                throws IOException
+        {
+            Slice slice = delegate.readTail(length);
+            stats.recordRemoteRead(slice.length());
+            return slice;
+        }
+
+        @Override
+        public Metrics getMetrics()
+        {
+            return delegate.getMetrics();
+        }
+
+        @Override
+        public void close()
+                throws IOException
+        {
+            delegate.close();
+        }
+    }
+
+    private static final class RemoteInputStream
+            extends TrinoInputStream
+    {
+        private final TrinoInputStream delegate;
+        private final PageCacheStats stats;
+
+        RemoteInputStream(TrinoInputStream delegate, PageCacheStats stats)
+        {
+            this.delegate = requireNonNull(delegate, "delegate is null");
+            this.stats = requireNonNull(stats, "stats is null");
+        }
+
+        @Override
+        public long getPosition()
+                throws IOException
+        {
+            return delegate.getPosition();
+        }
+
+        @Override
+        public void seek(long position)
+                throws IOException
+        {
+            delegate.seek(position);
+        }
+
+        @Override
+        public int read()
+                throws IOException
+        {
+            int value = delegate.read();
+            if (value >= 0) {
+                stats.recordRemoteRead(1);
+            }
+            return value;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length)
+                throws IOException
+        {
+            int read = delegate.read(buffer, offset, length);
+            if (read > 0) {
+                stats.recordRemoteRead(read);
+            }
+            return read;
+        }
+
+        @Override
+        public long skip(long n)
+                throws IOException
+        {
+            return delegate.skip(n);
+        }
+
+        @Override
+        public int available()
+                throws IOException
+        {
+            return delegate.available();
+        }
+
+        @Override
+        public void close()
+                throws IOException
+        {
+            delegate.close();
         }
     }
 }

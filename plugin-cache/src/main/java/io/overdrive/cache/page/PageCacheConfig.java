@@ -25,6 +25,9 @@ import static java.util.concurrent.TimeUnit.MINUTES;
  */
 public class PageCacheConfig
 {
+    public static final String INCLUDE_TABLES = "cache.include-tables";
+    public static final String EXCLUDE_TABLES = "cache.exclude-tables";
+
     public enum EvictionPolicy
     {
         LRU,
@@ -55,6 +58,8 @@ public class PageCacheConfig
     private int admissionMinFrequency = 2;
     private int directoryFailureThreshold = 10;
     private Duration directoryRetryInterval = new Duration(1, MINUTES);
+    private List<String> includeTables = ImmutableList.of();
+    private List<String> excludeTables = ImmutableList.of();
 
     public boolean isEnabled()
     {
@@ -263,6 +268,42 @@ public class PageCacheConfig
     {
         this.directoryRetryInterval = directoryRetryInterval;
         return this;
+    }
+
+    @NotNull
+    @TablePatterns(property = INCLUDE_TABLES)
+    public List<String> getIncludeTables()
+    {
+        return includeTables;
+    }
+
+    @Config(INCLUDE_TABLES)
+    @ConfigDescription("Comma-separated schema.table patterns of the tables to cache, * matching any characters, e.g. sales.*,*.dim_* (unset: every table)")
+    public PageCacheConfig setIncludeTables(String includeTables)
+    {
+        this.includeTables = tablePatterns(includeTables);
+        return this;
+    }
+
+    @NotNull
+    @TablePatterns(property = EXCLUDE_TABLES)
+    public List<String> getExcludeTables()
+    {
+        return excludeTables;
+    }
+
+    @Config(EXCLUDE_TABLES)
+    @ConfigDescription("Comma-separated schema.table patterns of tables never to cache, * matching any characters; wins over cache.include-tables")
+    public PageCacheConfig setExcludeTables(String excludeTables)
+    {
+        this.excludeTables = tablePatterns(excludeTables);
+        return this;
+    }
+
+    // entries as written, checked by @TablePatterns (not here: see setEvictionPolicy)
+    private static List<String> tablePatterns(String patterns)
+    {
+        return patterns == null ? ImmutableList.of() : Splitter.on(',').trimResults().omitEmptyStrings().splitToList(patterns);
     }
 
     @AssertTrue(message = "cache.base-directory must name at least one directory when cache.enabled=true")

@@ -32,6 +32,7 @@ public class PageCacheStats
     private final AtomicLong directoryProbeFailures = new AtomicLong();
     private final AtomicLong putsRefused = new AtomicLong();
     private final AtomicLong notCachedNoTable = new AtomicLong();
+    private final AtomicLong notCachedExcludedTable = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
     private final AtomicLong restoresRunning = new AtomicLong();
     private final AtomicLong restorePagesFound = new AtomicLong();
@@ -241,6 +242,11 @@ public class PageCacheStats
         notCachedNoTable.incrementAndGet();
     }
 
+    public void recordNotCachedExcludedTable()
+    {
+        notCachedExcludedTable.incrementAndGet();
+    }
+
     @Managed(description = "Page reads served from the local cache")
     public long getHits()
     {
@@ -267,7 +273,7 @@ public class PageCacheStats
         return bytesFromCache.get();
     }
 
-    @Managed(description = "Bytes read from remote storage (HDFS, object store) through cached files")
+    @Managed(description = "Bytes read from remote storage (HDFS, object store) by the catalog's reads, those of tables left out by cache.include-tables or cache.exclude-tables included")
     public long getBytesFromRemote()
     {
         return bytesFromRemote.get();
@@ -416,6 +422,13 @@ public class PageCacheStats
     public long getNotCachedNoTable()
     {
         return notCachedNoTable.get();
+    }
+
+    // files, not pages: an excluded file's reads never reach the page layer, which is the point
+    @Managed(description = "Files opened that bypassed the cache, neither looked up nor written, because cache.include-tables or cache.exclude-tables leave their table out; their bytes count in BytesFromRemote")
+    public long getNotCachedExcludedTable()
+    {
+        return notCachedExcludedTable.get();
     }
 
     @Managed(description = "Pages not cached because cache.write-rate-limit was reached")

@@ -9,6 +9,8 @@ import io.overdrive.cache.flush.FlushCacheHandle;
 import io.overdrive.cache.flush.FlushCacheSplit;
 import io.overdrive.cache.hedge.HedgingFileSystemCache;
 import io.overdrive.cache.hedge.NativeHdfsHedging;
+import io.overdrive.cache.page.CacheReadContext;
+import io.overdrive.cache.page.TableFilter;
 import io.overdrive.scheduler.affinity.SplitPlacer;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.WorkerLoads;
@@ -197,6 +199,33 @@ class TestOverdriveHiveConnectorFactory
         assertInvalidCatalog("cache.eviction-policy", "FIFO", "cache.eviction-policy must be one of LRU, LFU");
         assertInvalidCatalog("node-selection-strategy", "SOFTLY", "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY");
         assertInvalidCatalog("node-selection.affinity-granularity", "BLOCK", "node-selection.affinity-granularity must be one of FILE, SPLIT");
+    }
+
+    @Test
+    void invalidTablePatternsFailTheCatalogOnEveryNode()
+    {
+        assertInvalidCatalog("cache.include-tables", "sales.*,orders",
+                "cache.include-tables entry 'orders' is not schema.table: name the schema too, for example sales.orders, or *.orders for a table of that name in any schema");
+        assertInvalidCatalog("cache.exclude-tables", "lake.sales.orders",
+                "cache.exclude-tables entry 'lake.sales.orders' has more than one dot: write schema.table, without the catalog (the property applies to this catalog's tables)");
+    }
+
+    @Test
+    void tableFiltersReachTheCache()
+    {
+        Map<String, String> properties = with(hiveProperties(), Map.of(
+                "cache.enabled", "true",
+                "cache.base-directory", warehouse.resolve("cache").toString(),
+                "cache.max-size", "64MB",
+                "cache.include-tables", "sales.*",
+                "cache.exclude-tables", "*.tmp_*"));
+        TableFilter filter = boundCache(properties, workerContext(false))
+                .map(OverdriveFileSystemCache.class::cast)
+                .orElseThrow()
+                .tableFilter();
+        assertThat(filter.caches(CacheReadContext.forTable("sales", "orders", true))).isTrue();
+        assertThat(filter.caches(CacheReadContext.forTable("sales", "tmp_orders", true))).isFalse();
+        assertThat(filter.caches(CacheReadContext.forTable("hr", "employees", true))).isFalse();
     }
 
     private void assertInvalidCatalog(String property, String value, String message)

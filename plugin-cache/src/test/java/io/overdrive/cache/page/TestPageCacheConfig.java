@@ -45,7 +45,9 @@ class TestPageCacheConfig
                 .setAdmissionEnabled(true)
                 .setAdmissionMinFrequency(2)
                 .setDirectoryFailureThreshold(10)
-                .setDirectoryRetryInterval(new Duration(1, MINUTES)));
+                .setDirectoryRetryInterval(new Duration(1, MINUTES))
+                .setIncludeTables(null)
+                .setExcludeTables(null));
     }
 
     @Test
@@ -67,6 +69,8 @@ class TestPageCacheConfig
                 .put("cache.admission.min-frequency", "3")
                 .put("cache.directory-failure-threshold", "5")
                 .put("cache.directory-retry-interval", "30s")
+                .put("cache.include-tables", "sales.*, *.dim_*")
+                .put("cache.exclude-tables", "sales.orders_staging")
                 .buildOrThrow();
         PageCacheConfig expected = new PageCacheConfig()
                 .setEnabled(true)
@@ -83,7 +87,9 @@ class TestPageCacheConfig
                 .setAdmissionEnabled(false)
                 .setAdmissionMinFrequency(3)
                 .setDirectoryFailureThreshold(5)
-                .setDirectoryRetryInterval(new Duration(30, SECONDS));
+                .setDirectoryRetryInterval(new Duration(30, SECONDS))
+                .setIncludeTables("sales.*,*.dim_*")
+                .setExcludeTables("sales.orders_staging");
         assertFullMapping(properties, expected);
     }
 
@@ -124,5 +130,39 @@ class TestPageCacheConfig
                 "maxSizePresentWhenEnabled", "cache.max-size must be set when cache.enabled=true: one size for all of cache.base-directory, or one size per directory", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(new PageCacheConfig().setEnabled(true).setBaseDirectories("/a,/b,/c").setMaxSizes("1GB,2GB"),
                 "maxSizeCountValid", "cache.max-size must hold one size, or as many sizes as cache.base-directory has directories", jakarta.validation.constraints.AssertTrue.class);
+    }
+
+    @Test
+    void tablePatternsAreTrimmedAndNotRequired()
+    {
+        PageCacheConfig config = new PageCacheConfig().setIncludeTables(" sales.* ,, *.dim_* ,").setExcludeTables("");
+        assertValidates(config);
+        assertThat(config.getIncludeTables()).containsExactly("sales.*", "*.dim_*");
+        assertThat(config.getExcludeTables()).isEmpty();
+        assertThat(TableFilter.create(config).caches(CacheReadContext.forTable("hr", "dim_date", true))).isTrue();
+        assertThat(TableFilter.create(new PageCacheConfig())).isSameAs(TableFilter.ALL);
+    }
+
+    @Test
+    void invalidTablePatternNamesThePropertyTheEntryAndTheFix()
+    {
+        assertInvalidTables("cache.include-tables", "sales.*,orders",
+                "cache.include-tables entry 'orders' is not schema.table: name the schema too, for example sales.orders, or *.orders for a table of that name in any schema");
+        assertInvalidTables("cache.exclude-tables", "lake.sales.orders",
+                "cache.exclude-tables entry 'lake.sales.orders' has more than one dot: write schema.table, without the catalog (the property applies to this catalog's tables)");
+        assertInvalidTables("cache.exclude-tables", "sales.",
+                "cache.exclude-tables entry 'sales.' has an empty table: write * for any table, for example sales.*");
+        // an entry's own template characters come out as written
+        assertInvalidTables("cache.include-tables", "sales.{x}",
+                "cache.include-tables entry 'sales.{x}' holds '{': schema and table patterns take letters, digits, _, - and $, with * as the only wildcard (any characters), for example sales.* or *.dim_*");
+        assertInvalidTables("cache.include-tables", "sales\\${x}.t",
+                "cache.include-tables entry 'sales\\${x}.t' holds '\\'");
+    }
+
+    private static void assertInvalidTables(String property, String value, String message)
+    {
+        ConfigurationFactory factory = new ConfigurationFactory(Map.of(property, value));
+        assertThatThrownBy(() -> factory.build(PageCacheConfig.class))
+                .hasMessageContaining("Invalid configuration property %s: %s".formatted(property, message));
     }
 }
