@@ -107,8 +107,8 @@ public class PageCacheRestartBenchmark
         log("filling Alluxio's cache (Trino's fs.cache) with the same pages");
         fillStart = System.nanoTime();
         AlluxioConfiguration alluxio = AlluxioConfigurationFactory.create(new AlluxioFileSystemCacheConfig()
-                .setCacheDirectories(work.resolve("alluxio").toString())
-                .setMaxCacheSizes(maxSize.toString())
+                .setCacheDirectories(List.of(work.resolve("alluxio").toString()))
+                .setMaxCacheSizes(List.of(maxSize))
                 .setCachePageSize(pageSize));
         try (CacheManager manager = CacheManager.Factory.create(alluxio)) {
             awaitTrue(() -> manager.state() == CacheManager.State.READ_WRITE);

@@ -35,8 +35,8 @@ public class PageCacheStats
     private final AtomicLong notCachedExcludedTable = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
     private final AtomicLong restoresRunning = new AtomicLong();
-    private final AtomicLong restorePagesFound = new AtomicLong();
-    private final AtomicLong restorePagesScanned = new AtomicLong();
+    private final AtomicLong restoreFilesFound = new AtomicLong();
+    private final AtomicLong restoreFilesDone = new AtomicLong();
     private final AtomicLong pagesRestored = new AtomicLong();
     private final AtomicLong restoreCorrupt = new AtomicLong();
     private final AtomicLong restoreOrphans = new AtomicLong();
@@ -142,15 +142,20 @@ public class PageCacheStats
         restoresRunning.incrementAndGet();
     }
 
-    void recordRestoreFound(long pages)
+    /** Cached files (each a directory of pages) found on disk at startup. */
+    void recordRestoreFound(long files)
     {
-        restorePagesFound.addAndGet(pages);
+        restoreFilesFound.addAndGet(files);
+    }
+
+    void recordRestoreFileDone()
+    {
+        restoreFilesDone.incrementAndGet();
     }
 
     /** A page file found at startup was dealt with. */
-    void recordRestoreScanned(PageRestore.RestoreOutcome outcome)
+    void recordRestoredPage(PageRestore.RestoreOutcome outcome)
     {
-        restorePagesScanned.incrementAndGet();
         if (outcome == PageRestore.RestoreOutcome.RESTORED) {
             pagesRestored.incrementAndGet();
         }
@@ -312,20 +317,20 @@ public class PageCacheStats
         return restoresRunning.get();
     }
 
-    @Managed(description = "Page files found on disk at startup, to restore")
-    public long getRestorePagesFound()
+    @Managed(description = "Cached files found on disk at startup, to restore")
+    public long getRestoreFilesFound()
     {
-        return restorePagesFound.get();
+        return restoreFilesFound.get();
     }
 
-    @Managed(description = "Fraction of the page files found at startup that the restore has dealt with (1 when done)")
+    @Managed(description = "Fraction of the cached files found at startup that the restore has dealt with (1 when done)")
     public double getRestoreProgress()
     {
-        long found = restorePagesFound.get();
-        if (found == 0) {
-            return restoresRunning.get() == 0 ? 1 : 0;
+        if (restoresRunning.get() == 0) {
+            return 1;
         }
-        return Math.min(1, (double) restorePagesScanned.get() / found);
+        long found = restoreFilesFound.get();
+        return found == 0 ? 0 : Math.min(1, (double) restoreFilesDone.get() / found);
     }
 
     @Managed(description = "Pages found on disk at startup, verified and served again")

@@ -28,8 +28,8 @@ import static java.util.Objects.requireNonNull;
  * registered with what a new write of it would get: its file's path (for flushes by path, schema or table), its
  * table's scope (for quotas) and its write time, the file's modification time (for {@code cache.ttl}). Its checksum is
  * verified once, here; hits read only the bytes they need. Torn or corrupt pages, pages whose {@link CachedFile} record
- * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Pages are registered oldest
- * first, so the eviction policy sees them in the order they were written.
+ * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Files are restored one at a
+ * time; progress is counted in files.
  */
 final class PageRestore
 {
@@ -101,20 +101,24 @@ final class PageRestore
         directory.beginRestore(files.keySet());
         files.forEach((fileId, file) -> owner.indexFile(file.path(), fileId));
 
-        List<PageFile> pages = listPages();
-        stats.recordRestoreFound(pages.size());
+        // a file's pages are listed only when its turn comes, so that the first pages are served within moments
+        List<Path> fileDirectories = listFileDirectories();
+        stats.recordRestoreFound(fileDirectories.size());
         Set<String> restoredFiles = new HashSet<>();
-        for (PageFile page : pages) {
+        for (Path fileDirectory : fileDirectories) {
             if (stopped.getAsBoolean()) {
                 return;
             }
-            RestoreOutcome outcome = restore(page, files.get(page.pageId().getFileId()));
-            switch (outcome) {
-                case RESTORED -> restoredFiles.add(page.pageId().getFileId());
-                case PRESENT -> {}
-                default -> directory.discardUnregistered(page.pageId(), page.path());
+            for (PageFile page : listPages(fileDirectory)) {
+                RestoreOutcome outcome = restore(page, files.get(page.pageId().getFileId()));
+                switch (outcome) {
+                    case RESTORED -> restoredFiles.add(page.pageId().getFileId());
+                    case PRESENT -> {}
+                    default -> directory.discardUnregistered(page.pageId(), page.path());
+                }
+                stats.recordRestoredPage(outcome);
             }
-            stats.recordRestoreScanned(outcome);
+            stats.recordRestoreFileDone();
         }
         for (String fileId : files.keySet()) {
             if (!restoredFiles.contains(fileId)) {
@@ -166,34 +170,77 @@ final class PageRestore
         };
     }
 
-    // every page file with its size and write time, oldest first; anything else under the page root is deleted
-    private List<PageFile> listPages()
+    // the directories of cached files: <page root>/<page size>/<bucket>/<file id>; anything else there is deleted
+    private List<Path> listFileDirectories()
+            throws IOException
+    {
+        Path pagesOfThisSize = directory.pageRoot().resolve(Integer.toString(maxFrameSize - PageFrame.TRAILER_SIZE));
+        List<Path> fileDirectories = new ArrayList<>();
+        for (Path entry : list(directory.pageRoot())) {
+            if (!entry.equals(pagesOfThisSize)) {
+                // pages of another cache.page-size, which this cache cannot serve
+                discardStray(entry);
+            }
+        }
+        for (Path bucket : list(pagesOfThisSize)) {
+            if (!Files.isDirectory(bucket)) {
+                discardStray(bucket);
+                continue;
+            }
+            for (Path fileDirectory : list(bucket)) {
+                if (Files.isDirectory(fileDirectory)) {
+                    fileDirectories.add(fileDirectory);
+                }
+                else {
+                    discardStray(fileDirectory);
+                }
+            }
+        }
+        return fileDirectories;
+    }
+
+    private List<PageFile> listPages(Path fileDirectory)
             throws IOException
     {
         List<PageFile> pages = new ArrayList<>();
-        List<Path> strays = new ArrayList<>();
-        try (Stream<Path> files = Files.find(directory.pageRoot(), Integer.MAX_VALUE, (_, attributes) -> attributes.isRegularFile())) {
-            files.forEach(path -> {
-                Optional<PageId> pageId = directory.pageIdOf(path);
-                if (pageId.isEmpty()) {
-                    strays.add(path);
-                    return;
-                }
-                try {
-                    BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
-                    pages.add(new PageFile(path, pageId.get(), attributes.size(), attributes.lastModifiedTime().toMillis()));
-                }
-                catch (IOException e) {
-                    // deleted since it was listed
-                }
-            });
+        for (Path path : list(fileDirectory)) {
+            Optional<PageId> pageId = directory.pageIdOf(path);
+            if (pageId.isEmpty() || !Files.isRegularFile(path)) {
+                discardStray(path);
+                continue;
+            }
+            try {
+                BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                pages.add(new PageFile(path, pageId.get(), attributes.size(), attributes.lastModifiedTime().toMillis()));
+            }
+            catch (NoSuchFileException e) {
+                // deleted since it was listed
+            }
         }
-        for (Path stray : strays) {
-            Files.deleteIfExists(stray);
-        }
-        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, strays.size());
-        pages.sort(Comparator.comparingLong(PageFile::writtenMillis));
         return pages;
+    }
+
+    private static List<Path> list(Path directory)
+            throws IOException
+    {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.toList();
+        }
+    }
+
+    private void discardStray(Path path)
+            throws IOException
+    {
+        try (Stream<Path> files = Files.walk(path)) {
+            List<Path> all = files.sorted(Comparator.reverseOrder()).toList();
+            stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, all.stream().filter(Files::isRegularFile).count());
+            for (Path file : all) {
+                Files.deleteIfExists(file);
+            }
+        }
     }
 
     /** What became of a page file found at startup. */

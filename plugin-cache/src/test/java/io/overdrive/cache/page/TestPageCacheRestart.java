@@ -58,7 +58,7 @@ class TestPageCacheRestart
             assertThat(cache.awaitRestore(RESTORE_TIMEOUT)).isTrue();
             assertThat(stats.getRestoresRunning()).isZero();
             assertThat(stats.getRestoreProgress()).isEqualTo(1.0);
-            assertThat(stats.getRestorePagesFound()).isEqualTo(200);
+            assertThat(stats.getRestoreFilesFound()).isEqualTo(20);
             assertThat(stats.getPagesRestored()).isEqualTo(200);
             assertThat(stats.getBytesRecovered()).isEqualTo(stats.getBytesCached());
             for (int index = 0; index < 200; index++) {
