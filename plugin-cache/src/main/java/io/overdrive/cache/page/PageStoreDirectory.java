@@ -142,22 +142,33 @@ final class PageStoreDirectory
     /**
      * The whole stored frame of the page into {@code buffer}: its length; 0 when the page is absent, older than
      * {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file vanished or is short (the
-     * cache manager then forgets the page).
+     * cache manager then forgets the page, counted as deleted).
      */
     int readFrame(PageId pageId, byte[] buffer)
     {
-        if (ttl.isPresent() && isExpired(pageId)) {
+        // looked up here rather than by the cache manager: its size is what a lost page took from the cache
+        Optional<PageInfo> info = pageInfo(pageId);
+        if (info.isEmpty()) {
+            return 0;
+        }
+        // the background sweep frees the space of expired pages; this check makes sure none is served in the meantime
+        if (ttl.isPresent() && System.currentTimeMillis() - info.get().getCreatedTimestamp() >= ttl.get().toMillis()) {
             deletePage(pageId);
             return 0;
         }
         store.takeFailure();
         try {
-            // the ReadTargetBuffer variant reads the whole stored page, whatever its length
-            int read = manager.get(pageId, 0, new ByteArrayTargetBuffer(buffer, 0), CacheContext.defaults());
+            int read = manager.get(pageId, 0, Math.toIntExact(info.get().getPageSize()), new ByteArrayTargetBuffer(buffer, 0), CacheContext.defaults());
             if (read >= 0) {
+                // 0: evicted since it was looked up
                 return read;
             }
-            return store.takeFailure() ? 0 : LOST;
+            if (store.takeFailure()) {
+                return 0;
+            }
+            // the cache manager forgot the damaged page: deleted (as one failing its checksum), not evicted
+            stats.recordDelete(1, info.get().getPageSize());
+            return LOST;
         }
         catch (RuntimeException e) {
             // Alluxio reports most failures by return value; anything thrown is a failure all the same
@@ -167,22 +178,20 @@ final class PageStoreDirectory
         }
     }
 
-    // the background sweep frees the space of expired pages; this check makes sure none is served in the meantime
-    private boolean isExpired(PageId pageId)
+    // the lookup also counts as an access for the eviction policy, as the cache manager's own lookup does
+    private Optional<PageInfo> pageInfo(PageId pageId)
     {
-        PageInfo info;
         Lock readLock = metaStore.getLock().readLock();
         readLock.lock();
         try {
-            info = metaStore.getPageInfo(pageId);
+            return Optional.of(metaStore.getPageInfo(pageId));
         }
         catch (PageNotFoundException e) {
-            return false;
+            return Optional.empty();
         }
         finally {
             readLock.unlock();
         }
-        return System.currentTimeMillis() - info.getCreatedTimestamp() >= ttl.orElseThrow().toMillis();
     }
 
     /** Whether the page is stored (without reading it): it may still turn out unreadable. */

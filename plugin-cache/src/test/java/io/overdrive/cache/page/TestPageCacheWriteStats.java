@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,7 +21,9 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
+import static com.google.common.collect.MoreCollectors.onlyElement;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -199,6 +202,36 @@ class TestPageCacheWriteStats
             assertThat(stats.getBytesCached()).isZero();
             assertThat(stats.getBytesEvicted()).isEqualTo(evicted);
             assertThat(stats.getPutErrors() + stats.getGetErrors() + stats.getCorruptPages()).isZero();
+        }
+    }
+
+    /**
+     * A page whose file vanished or was cut short is discarded when read: a corrupt page, deleted (PagesDeleted counts
+     * corrupt pages), so its bytes are not evicted bytes.
+     */
+    @Test
+    void damagedPagesAreDeletedNotEvicted()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, directory), stats)) {
+            List<PageId> pages = List.of(new PageId("file", 0), new PageId("file", 1), new PageId("file", 2));
+            pages.forEach(pageId -> write(cache, pageId));
+            Path folder;
+            try (Stream<Path> files = Files.walk(cache.directories().getFirst().path().resolve("LOCAL"))) {
+                folder = files.filter(path -> path.getFileName().toString().equals("file")).collect(onlyElement());
+            }
+            Files.delete(folder.resolve("0"));
+            Files.write(folder.resolve("1"), new byte[10]);
+            byte[] target = new byte[PAGE_SIZE];
+            for (PageId pageId : pages) {
+                cache.read(pageId, 0, PAGE_SIZE, target, 0);
+            }
+            assertThat(stats.getCorruptPages()).isEqualTo(2);
+            assertThat(stats.getHits()).isEqualTo(1);
+            assertThat(stats.getPagesDeleted()).isEqualTo(2);
+            assertThat(stats.getBytesCached()).isEqualTo(frame(pages.get(2)));
+            assertThat(stats.getBytesEvicted()).isZero();
         }
     }
 
