@@ -7,8 +7,12 @@ import alluxio.exception.PageNotFoundException;
 import alluxio.exception.status.ResourceExhaustedException;
 import alluxio.file.ReadTargetBuffer;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,6 +25,8 @@ import static java.util.Objects.requireNonNull;
 final class FaultReportingPageStore
         implements PageStore
 {
+    private static final int FOLDER_RACE_ATTEMPTS = 3;
+
     // replaced when Alluxio resets the directory (it opens a new store then)
     private volatile PageStore delegate;
     private final DirectoryHealth health;
@@ -63,7 +69,7 @@ final class FaultReportingPageStore
     {
         int bytes = page.remaining();
         try {
-            delegate.put(pageId, page, isTemporary);
+            putAgainIfFolderVanished(pageId, page, isTemporary);
         }
         catch (ResourceExhaustedException e) {
             // a full disk is not a failing disk: the cache manager evicts and retries
@@ -77,6 +83,30 @@ final class FaultReportingPageStore
         }
         stats.recordWrite(bytes);
         health.succeeded();
+    }
+
+    // Alluxio removes a file's folder with its last page, holding only that page's lock: a put of another page of the
+    // file racing with it finds the folder gone between creating it and opening its own file, or gone again when
+    // checking that it exists. That is no disk failure: the put is tried again (the folder is created anew), and a real
+    // failure fails every time
+    private void putAgainIfFolderVanished(PageId pageId, ByteBuffer page, boolean isTemporary)
+            throws IOException
+    {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                // each attempt from the page's start
+                delegate.put(pageId, page.duplicate(), isTemporary);
+                return;
+            }
+            catch (ResourceExhaustedException e) {
+                throw e;
+            }
+            catch (IOException e) {
+                if (attempt == FOLDER_RACE_ATTEMPTS || !(e.getCause() instanceof FileNotFoundException || e.getCause() instanceof NoSuchFileException || e.getCause() instanceof FileAlreadyExistsException)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     @Override
@@ -106,6 +136,9 @@ final class FaultReportingPageStore
     {
         try {
             delegate.delete(pageId, isTemporary);
+        }
+        catch (DirectoryNotEmptyException e) {
+            // the page's file is deleted; its file's folder is not, as another page of the file was just written into it
         }
         catch (IOException | RuntimeException e) {
             health.failed("delete", e);

@@ -179,7 +179,12 @@ final class PageStoreDirectory
                 // 0: evicted since it was looked up
                 return read;
             }
-            return store.takeFailure() ? 0 : LOST;
+            if (store.takeFailure()) {
+                return 0;
+            }
+            // the cache manager forgot the damaged page: deleted (as one failing its checksum), not evicted
+            stats.recordDelete(1, info.get().getPageSize());
+            return LOST;
         }
         catch (RuntimeException e) {
             // Alluxio reports most failures by return value; anything thrown is a failure all the same
