@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
@@ -19,7 +18,7 @@ import static java.util.Objects.requireNonNull;
  * The {@link CachedFile} records of one cache directory, one small file per cached file id under
  * {@code <directory>/files/<bucket>/<file id>}. A record is written (atomically: a temporary file renamed) before the
  * file's first page, so every page a crash leaves behind has its record, and a page without one is an orphan. Records
- * of files whose pages were all evicted stay until the next restore, which removes them.
+ * of files whose pages were all evicted stay until the next restore, which removes them ({@link #sweep}).
  */
 final class CachedFiles
 {
@@ -69,17 +68,31 @@ final class CachedFiles
         }
     }
 
-    /**
-     * What {@link #readAll} found: the intact records by file id; how many damaged records and how many stray files
-     * (a record's temporary file left by a crash, a file out of place) it deleted.
-     */
-    record Loaded(Map<String, CachedFile> files, int damaged, int strays) {}
+    /** A file's record: absent when there is none or it was damaged (a damaged one is deleted). */
+    record Lookup(Optional<CachedFile> file, boolean damaged) {}
 
-    /** Reads every record; damaged records and stray files are deleted and counted. */
-    Loaded readAll()
+    Lookup read(String fileId)
             throws IOException
     {
-        Map<String, CachedFile> files = new HashMap<>();
+        Path path = pathOf(fileId);
+        if (!Files.exists(path)) {
+            return new Lookup(Optional.empty(), false);
+        }
+        Optional<CachedFile> file = read(path);
+        if (file.isEmpty()) {
+            Files.deleteIfExists(path);
+        }
+        return new Lookup(file, file.isEmpty());
+    }
+
+    /** What {@link #sweep} deleted: records of files no longer cached, damaged records, stray files. */
+    record Swept(int unused, int damaged, int strays) {}
+
+    /** Deletes every record whose file is not {@code cached}, every damaged record and every stray file. */
+    Swept sweep(Predicate<String> cached)
+            throws IOException
+    {
+        int unused = 0;
         int damaged = 0;
         int strays = 0;
         for (Path path : list()) {
@@ -87,18 +100,17 @@ final class CachedFiles
             if (name.endsWith(TEMPORARY_SUFFIX) || !path.equals(pathOf(name))) {
                 Files.deleteIfExists(path);
                 strays++;
-                continue;
             }
-            Optional<CachedFile> file = read(path);
-            if (file.isPresent()) {
-                files.put(name, file.get());
+            else if (!cached.test(name)) {
+                Files.deleteIfExists(path);
+                unused++;
             }
-            else {
+            else if (read(path).isEmpty()) {
                 Files.deleteIfExists(path);
                 damaged++;
             }
         }
-        return new Loaded(files, damaged, strays);
+        return new Swept(unused, damaged, strays);
     }
 
     private static Optional<CachedFile> read(Path path)

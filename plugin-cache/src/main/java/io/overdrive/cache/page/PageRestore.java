@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -93,38 +92,50 @@ final class PageRestore
     private void restore()
             throws IOException
     {
-        CachedFiles.Loaded records = directory.cachedFiles().readAll();
-        stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, records.damaged());
-        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, records.strays());
-        Map<String, CachedFile> files = records.files();
-        // indexed before any page is registered, so that a flush meanwhile finds them and withdraws them
-        directory.beginRestore(files.keySet());
-        files.forEach((fileId, file) -> owner.indexFile(file.path(), fileId));
-
-        // a file's pages are listed only when its turn comes, so that the first pages are served within moments
+        // a file's record and pages are read only when its turn comes, so that the first pages are served within moments
         List<Path> fileDirectories = listFileDirectories();
         stats.recordRestoreFound(fileDirectories.size());
-        Set<String> restoredFiles = new HashSet<>();
+        Set<String> listed = new HashSet<>();
         for (Path fileDirectory : fileDirectories) {
             if (stopped.getAsBoolean()) {
                 return;
             }
-            for (PageFile page : listPages(fileDirectory)) {
-                RestoreOutcome outcome = restore(page, files.get(page.pageId().getFileId()));
-                switch (outcome) {
-                    case RESTORED -> restoredFiles.add(page.pageId().getFileId());
-                    case PRESENT -> {}
-                    default -> directory.discardUnregistered(page.pageId(), page.path());
-                }
-                stats.recordRestoredPage(outcome);
-            }
+            String fileId = fileDirectory.getFileName().toString();
+            listed.add(fileId);
+            restoreFile(fileId, fileDirectory);
             stats.recordRestoreFileDone();
         }
-        for (String fileId : files.keySet()) {
-            if (!restoredFiles.contains(fileId)) {
-                directory.discardRecordIfUnused(fileId);
-                owner.unindexFile(fileId);
+        // records of files with no page left (evicted before the restart), damaged records, temporary files
+        CachedFiles.Swept swept = directory.cachedFiles().sweep(fileId -> listed.contains(fileId) || directory.hasPages(fileId));
+        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, swept.unused() + swept.strays());
+        stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, swept.damaged());
+    }
+
+    private void restoreFile(String fileId, Path fileDirectory)
+            throws IOException
+    {
+        CachedFiles.Lookup record = directory.cachedFiles().read(fileId);
+        if (record.damaged()) {
+            stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, 1);
+        }
+        Optional<CachedFile> file = record.file();
+        if (file.isPresent()) {
+            // indexed before its pages are registered, so that a flush meanwhile finds the file and withdraws it
+            directory.beginRestore(fileId);
+            owner.indexFile(file.get().path(), fileId);
+        }
+        boolean restored = false;
+        for (PageFile page : listPages(fileDirectory)) {
+            RestoreOutcome outcome = restore(page, file.orElse(null));
+            switch (outcome) {
+                case RESTORED -> restored = true;
+                case PRESENT -> {}
+                default -> directory.discardUnregistered(page.pageId(), page.path());
             }
+            stats.recordRestoredPage(outcome);
+        }
+        if (file.isPresent() && !restored && directory.discardRecordIfUnused(fileId)) {
+            owner.unindexFile(fileId);
         }
     }
 

@@ -210,7 +210,8 @@ final class PageStoreDirectory
         }
     }
 
-    private boolean hasPages(String fileId)
+    /** Whether any page of the file is stored here. */
+    boolean hasPages(String fileId)
     {
         Lock readLock = metaStore.getLock().readLock();
         readLock.lock();
@@ -253,10 +254,10 @@ final class PageStoreDirectory
         return storeDir.pageId(file);
     }
 
-    /** The restore is about to register pages of these files; deleting a file meanwhile withdraws it. */
-    void beginRestore(Set<String> fileIds)
+    /** The restore is about to register pages of this file; deleting the file meanwhile withdraws it. */
+    void beginRestore(String fileId)
     {
-        withMetadataWriteLock(() -> restoringFiles.addAll(fileIds));
+        withMetadataWriteLock(() -> restoringFiles.add(fileId));
     }
 
     void endRestore()
@@ -320,17 +321,22 @@ final class PageStoreDirectory
         }
     }
 
-    /** Deletes the record of a file none of whose pages was restored, unless pages of it were written since. */
-    void discardRecordIfUnused(String fileId)
+    /**
+     * Deletes the record of a file none of whose pages was restored, unless pages of it were written since; whether it
+     * was deleted.
+     */
+    boolean discardRecordIfUnused(String fileId)
     {
         if (hasPages(fileId)) {
-            return;
+            return false;
         }
         try {
             cachedFiles.delete(fileId);
+            return true;
         }
         catch (IOException | RuntimeException e) {
             health.failed("delete", e);
+            return false;
         }
     }
 
