@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 import static io.overdrive.merge.shards.ShardsErrorCode.SHARD_BAD_RESULT;
 import static java.util.Objects.requireNonNull;
@@ -218,12 +219,13 @@ final class RemoteQuery
     }
 
     /**
-     * Stops reading; a query still running on the shard is cancelled there.
+     * Stops reading; a query still running on the shard is cancelled there, from a query thread (close does not wait
+     * for the shard). Closed before the shard accepted the query, the query's own thread cancels it once it has.
      */
     @Override
     public void close()
     {
-        StatementClient toClose;
+        StatementClient toCancel;
         boolean running;
         synchronized (this) {
             if (closed) {
@@ -232,16 +234,31 @@ final class RemoteQuery
             closed = true;
             running = !done && failure == null;
             pages.clear();
-            toClose = statement;
+            toCancel = running ? statement : null;
             notifyAll();
         }
         if (running) {
             stats.remoteQueryCancelled();
         }
-        if (toClose != null) {
-            // cancels the query on the shard (DELETE of its next URI) when it is still running
-            toClose.close();
+        if (toCancel != null) {
+            cancelOnShard(toCancel);
         }
         answered.cancel(false);
+    }
+
+    // StatementClient.close() sends the DELETE that cancels the shard query, once. Not on the caller's thread: Trino
+    // interrupts a driver thread while it closes its operators (Driver.close()) and the planning thread of a cancelled
+    // query, and on an interrupted thread OkHttp fails the DELETE unsent (an IOException the client swallows, or an
+    // InterruptedException out of close()): the shard query would run on. No one interrupts a query thread (until the
+    // connector shuts down).
+    private void cancelOnShard(StatementClient statement)
+    {
+        try {
+            client.queryThreads().execute(statement::close);
+        }
+        catch (RejectedExecutionException _) {
+            // the connector is shutting down
+            statement.close();
+        }
     }
 }

@@ -84,6 +84,10 @@ final class ShardQuery
 
     synchronized void start()
     {
+        if (closed) {
+            // closed before it started: a replica query started now would never be closed
+            return;
+        }
         launchNext();
         scheduleHedge();
     }
