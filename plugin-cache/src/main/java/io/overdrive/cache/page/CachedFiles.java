@@ -59,6 +59,27 @@ final class CachedFiles
         Files.deleteIfExists(pathOf(fileId));
     }
 
+    /** Deletes the file's record if it was last written before {@code beforeMillis} (not since by this process). */
+    void deleteIfWrittenBefore(String fileId, long beforeMillis)
+            throws IOException
+    {
+        Path path = pathOf(fileId);
+        if (writtenBefore(path, beforeMillis)) {
+            Files.deleteIfExists(path);
+        }
+    }
+
+    private static boolean writtenBefore(Path path, long beforeMillis)
+    {
+        try {
+            return Files.getLastModifiedTime(path).toMillis() < beforeMillis;
+        }
+        catch (IOException e) {
+            // gone already
+            return false;
+        }
+    }
+
     /** Deletes every record (for a cache emptied completely). */
     void deleteAll()
             throws IOException
@@ -88,14 +109,20 @@ final class CachedFiles
     /** What {@link #sweep} deleted: records of files no longer cached, damaged records, stray files. */
     record Swept(int unused, int damaged, int strays) {}
 
-    /** Deletes every record whose file is not {@code cached}, every damaged record and every stray file. */
-    Swept sweep(Predicate<String> cached)
+    /**
+     * Deletes every record whose file is not {@code cached}, every damaged record and every stray file, among those last
+     * written before {@code beforeMillis}: later ones are being written by this process, which a restore runs beside.
+     */
+    Swept sweep(Predicate<String> cached, long beforeMillis)
             throws IOException
     {
         int unused = 0;
         int damaged = 0;
         int strays = 0;
         for (Path path : list()) {
+            if (!writtenBefore(path, beforeMillis)) {
+                continue;
+            }
             String name = path.getFileName().toString();
             if (name.endsWith(TEMPORARY_SUFFIX) || !path.equals(pathOf(name))) {
                 Files.deleteIfExists(path);

@@ -61,6 +61,9 @@ final class PageRestore
     private final Owner owner;
     private final PageCacheStats stats;
     private final BooleanSupplier stopped;
+    // records and temporary files written since are this process's own; the margin covers the file system's coarser
+    // clock, and no previous process wrote anything a second before this one started
+    private final long startMillis = System.currentTimeMillis() - 1000;
 
     PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
     {
@@ -106,7 +109,7 @@ final class PageRestore
             stats.recordRestoreFileDone();
         }
         // records of files with no page left (evicted before the restart), damaged records, temporary files
-        CachedFiles.Swept swept = directory.cachedFiles().sweep(fileId -> listed.contains(fileId) || directory.hasPages(fileId));
+        CachedFiles.Swept swept = directory.cachedFiles().sweep(fileId -> listed.contains(fileId) || directory.hasPages(fileId), startMillis);
         stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, swept.unused() + swept.strays());
         stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, swept.damaged());
     }
@@ -134,7 +137,7 @@ final class PageRestore
             }
             stats.recordRestoredPage(outcome);
         }
-        if (file.isPresent() && !restored && directory.discardRecordIfUnused(fileId)) {
+        if (file.isPresent() && !restored && directory.discardRecordIfUnused(fileId, startMillis)) {
             owner.unindexFile(fileId);
         }
     }

@@ -325,13 +325,13 @@ final class PageStoreDirectory
      * Deletes the record of a file none of whose pages was restored, unless pages of it were written since; whether it
      * was deleted.
      */
-    boolean discardRecordIfUnused(String fileId)
+    boolean discardRecordIfUnused(String fileId, long restoreStartMillis)
     {
         if (hasPages(fileId)) {
             return false;
         }
         try {
-            cachedFiles.delete(fileId);
+            cachedFiles.deleteIfWrittenBefore(fileId, restoreStartMillis);
             return true;
         }
         catch (IOException | RuntimeException e) {
