@@ -32,7 +32,7 @@ final class AlluxioCacheOptions
         // bytes per schema and table are tracked by Alluxio; the quotas themselves are enforced over all directories
         // by CacheQuotas, so the pages carry their scope but no quota
         properties.set(PropertyKey.USER_CLIENT_CACHE_QUOTA_ENABLED, config.getSchemaQuota().isPresent() || config.getTableQuota().isPresent());
-        // restore before serving, so that the recovered pages are known and counted when the catalog starts
+        // Alluxio's own restore finds nothing (FaultReportingPageStoreDir): PageRestore restores, in the background
         properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_RESTORE_ENABLED, false);
         config.getTtl().ifPresent(ttl -> {
             properties.set(PropertyKey.USER_CLIENT_CACHE_TTL_ENABLED, true);

@@ -30,7 +30,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * The page cache on local disks: pages kept in local directories, each page stored with a checksum
  * ({@link PageFrame}) by an Alluxio cache manager per directory ({@link PageStoreDirectory}). A file's pages all live in
  * one directory ({@link DirectoryChooser}). Each catalog keeps its pages in its own subdirectory of every
- * {@code cache.base-directory}, claimed while it runs ({@link DirectoryOwner}).
+ * {@code cache.base-directory}, claimed while it runs ({@link DirectoryOwner}). Pages left by a previous process are
+ * restored in the background ({@link PageRestore}) while the cache serves.
  */
 final class LocalPageCache
         implements PageCache

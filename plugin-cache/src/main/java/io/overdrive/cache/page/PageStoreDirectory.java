@@ -502,7 +502,8 @@ final class PageStoreDirectory
     /**
      * For a directory out of use whose back-off has passed: writes, reads back and deletes a probe page on the disk
      * itself (past the cache manager, so nothing is counted or cached). Success puts the directory back in use with
-     * the pages it still holds; each is checked against its checksum when read, and a lost one is a miss.
+     * the pages it still holds; a lost or cut-short one is a miss, and every one is checked against its checksum at the next
+     * restart.
      */
     void probeIfDue()
     {
