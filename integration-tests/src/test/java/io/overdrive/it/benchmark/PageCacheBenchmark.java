@@ -77,13 +77,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Issue #16's CPU figures: every timed query also records Trino's {@code QueryStats} (the tasks' CPU, planning time
  * and planning CPU), the CPU of this JVM (coordinator, worker and client together) and of the HDFS JVM over the call
  * ({@link ProcessCpu}), and every catalog pass the HDFS requests it caused (DataNode block reads and NameNode calls,
- * counted by the HDFS process itself).
+ * counted by the HDFS process itself), and JFR samples where the JVM's CPU goes during the loopback warm passes
+ * ({@link HitPathProfile}).
  * <p>
  * Settings (system properties): {@code overdrive.benchmark.scale} (TPC-H scale factor, default 0.1),
  * {@code overdrive.benchmark.repetitions} (warm passes per catalog, default 20),
  * {@code overdrive.benchmark.read-delay-ms} (per-request DataNode delay of the delayed pass, default 10; 0 skips it),
  * {@code overdrive.benchmark.pollution.rounds} (one-off scans in the pollution workload, default 6),
  * {@code overdrive.benchmark.pollution.cache-size} (default 100MB per unit of scale),
+ * {@code overdrive.benchmark.profile} (the JFR profile of the loopback warm passes, default true),
  * {@code overdrive.benchmark.work} (HDFS data and cache directories, emptied before and after; default under java.io.tmpdir).
  */
 public class PageCacheBenchmark
@@ -120,6 +122,8 @@ public class PageCacheBenchmark
     private final int repetitions = Integer.getInteger("overdrive.benchmark.repetitions", 20);
     private final long readDelayMillis = Long.getLong("overdrive.benchmark.read-delay-ms", 10);
     private final int pollutionRounds = Integer.getInteger("overdrive.benchmark.pollution.rounds", 6);
+    // JFR execution samples of the loopback warm passes: where the CPU goes (HitPathProfile)
+    private final boolean profiling = Boolean.parseBoolean(System.getProperty("overdrive.benchmark.profile", "true"));
     // the pollution caches hold the hot table (orders, ~32MB per unit of scale as Parquet) 3 times over, but not one
     // one-off scan (a lineitem copy, ~130MB per unit of scale)
     private final String smallCache = System.getProperty("overdrive.benchmark.pollution.cache-size", "%dMB".formatted(Math.max(4, Math.round(100 * Double.parseDouble(scale)))));
@@ -254,7 +258,11 @@ public class PageCacheBenchmark
             TIMED_CATALOGS.forEach(catalog -> warmBefore.put(catalog, cacheCounters(catalog)));
             Map<String, CacheCounters> coordinatorBefore = new LinkedHashMap<>();
             TIMED_CATALOGS.forEach(catalog -> coordinatorBefore.put(catalog, coordinatorCacheCounters(catalog)));
+            HitPathProfile profile = profiling ? HitPathProfile.start() : null;
             warmPasses(report.warm, report.warmSamples, report.warmPasses);
+            if (profile != null) {
+                report.profile.putAll(profile.stop());
+            }
             TIMED_CATALOGS.forEach(catalog -> report.warmCacheCounters.put(catalog, cacheCounters(catalog).minus(warmBefore.get(catalog))));
             TIMED_CATALOGS.forEach(catalog -> report.coordinatorCacheCounters.put(catalog, coordinatorCacheCounters(catalog).minus(coordinatorBefore.get(catalog))));
 
@@ -362,7 +370,7 @@ public class PageCacheBenchmark
             long trino = ProcessCpu.thisJvmNanos() - trinoCpu;
             long hdfsCpuUsed = hdfsCpu.nanos() - hdfsCpuBefore;
             QueryStats stats = finalQueryStats(result.queryId());
-            Sample sample = new Sample(wall / 1e6, stats.getTotalCpuTime().getValue(MILLISECONDS), stats.getPlanningTime().getValue(MILLISECONDS),
+            Sample sample = new Sample(wall / 1e6, stats.getTotalCpuTime().getValue(MILLISECONDS), stats.getAnalysisTime().getValue(MILLISECONDS), stats.getPlanningTime().getValue(MILLISECONDS),
                     stats.getPlanningCpuTime().getValue(MILLISECONDS), trino / 1e6, hdfsCpuUsed / 1e6);
             return new Timed(sample.wallMillis(), result.result(), sample);
         }
@@ -541,10 +549,17 @@ public class PageCacheBenchmark
 
     /**
      * One measured query: the wall clock of the client call; from Trino's {@code QueryStats} the CPU of its tasks
-     * ({@code totalCpuTime}, the worker's operators), its planning time and the planning thread's CPU (the
+     * ({@code totalCpuTime}, the worker's operators), its analysis and planning times and the planning thread's CPU (the
      * coordinator); and the CPU of this JVM (coordinator, worker and client together) and of the HDFS JVM over the call.
      */
-    record Sample(double wallMillis, double queryCpuMillis, double planningMillis, double planningCpuMillis, double trinoCpuMillis, double hdfsCpuMillis) {}
+    record Sample(double wallMillis, double queryCpuMillis, double analysisMillis, double planningMillis, double planningCpuMillis, double trinoCpuMillis, double hdfsCpuMillis)
+    {
+        /** Analysis (which resolves the tables: the metastore's reads) and planning, the coordinator's work before scheduling. */
+        double analysisAndPlanningMillis()
+        {
+            return analysisMillis + planningMillis;
+        }
+    }
 
     /** HDFS requests over a number of catalog passes: DataNode block read requests and NameNode calls. */
     record HdfsCounters(int passes, long dataNodeRequests, NameNodeOps nameNode)
@@ -598,6 +613,7 @@ public class PageCacheBenchmark
         final Map<String, HdfsCounters> warmPasses = new LinkedHashMap<>();
         final Map<String, HdfsCounters> delayedPasses = new LinkedHashMap<>();
         final Map<String, CacheCounters> coordinatorCacheCounters = new LinkedHashMap<>();
+        final Map<String, Long> profile = new LinkedHashMap<>();
         final Map<String, Long> coldRemoteBytes = new LinkedHashMap<>();
         final Map<String, Long> warmRemoteBytes = new LinkedHashMap<>();
         final Map<String, Long> planningRemoteBytes = new LinkedHashMap<>();
@@ -650,8 +666,8 @@ public class PageCacheBenchmark
         {
             out.append("\n#### Warm CPU per query (issue #16)\n\n");
             out.append("The warm passes above (loopback, then with the %d ms DataNode delay), measured for CPU as well as wall time. ".formatted(readDelayMillis));
-            out.append("Per query: *wall*, the client call; *planning*, Trino's `QueryStats.planningTime` (the coordinator: analysis, metadata, ");
-            out.append("the file metastore's reads); *query CPU*, `QueryStats.totalCpuTime` (the CPU of the query's tasks: the worker's operators and ");
+            out.append("Per query: *wall*, the client call; *analysis* and *planning*, Trino's `QueryStats.analysisTime` (resolving the tables: ");
+            out.append("the file metastore's reads) and `planningTime` (optimizing, with table statistics), the coordinator's work before it schedules; *query CPU*, `QueryStats.totalCpuTime` (the CPU of the query's tasks: the worker's operators and ");
             out.append("readers, cache hits included); *Trino JVM CPU*, the CPU time of the one JVM that runs the coordinator, the worker and the client ");
             out.append("(`OperatingSystemMXBean.getProcessCpuTime`, every thread: planning, scheduling, HTTP, GC) over the call; *HDFS JVM CPU*, the ");
             out.append("NameNode's and DataNodes' process (`/proc/<pid>/stat` utime + stime, 10 ms ticks) over the call. CPU figures are means over the ");
@@ -664,14 +680,15 @@ public class PageCacheBenchmark
                 Map<String, List<Sample>> samples = variant.getValue();
                 Map<String, HdfsCounters> passes = variant.getKey().equals("loopback") ? warmPasses : delayedPasses;
                 out.append("**%s**, per catalog, sums over the 5 queries (ms):\n\n".formatted(variant.getKey()));
-                out.append("| catalog | wall P50 | wall P95 | planning P50 | query CPU | planning CPU | Trino JVM CPU | HDFS JVM CPU | DataNode read requests per pass | NameNode opens / file infos / listings per pass |");
+                out.append("| catalog | wall P50 | wall P95 | analysis P50 | planning P50 | query CPU | planning CPU | Trino JVM CPU | HDFS JVM CPU | DataNode read requests per pass | NameNode opens / file infos / listings per pass |");
                 boolean loopback = variant.getKey().equals("loopback");
-                out.append(loopback ? " coordinator cache per pass: from cache / from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                out.append(loopback ? " coordinator cache per pass: from cache / from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (String catalog : TIMED_CATALOGS) {
                     HdfsCounters counters = passes.get(catalog);
-                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f / %.1f / %.1f |".formatted(label(catalog),
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f / %.1f / %.1f |".formatted(label(catalog),
                             formatMillis(sumOfPercentiles(samples, catalog, 50, Sample::wallMillis)),
                             formatMillis(sumOfPercentiles(samples, catalog, 95, Sample::wallMillis)),
+                            formatMillis(sumOfPercentiles(samples, catalog, 50, Sample::analysisMillis)),
                             formatMillis(sumOfPercentiles(samples, catalog, 50, Sample::planningMillis)),
                             formatMillis(sumOfMeans(samples, catalog, Sample::queryCpuMillis)),
                             formatMillis(sumOfMeans(samples, catalog, Sample::planningCpuMillis)),
@@ -690,7 +707,7 @@ public class PageCacheBenchmark
                     out.append("\n");
                 }
                 out.append("\n**%s**, per query: overdrive against fs.cache (ms; ratio = overdrive / fs.cache):\n\n".formatted(variant.getKey()));
-                out.append("| query | wall P50 fs.cache / overdrive | wall P95 fs.cache / overdrive | P95 ratio | planning P50 fs.cache / overdrive | query CPU fs.cache / overdrive | ratio | Trino JVM CPU fs.cache / overdrive | ratio | tier off: P95 ratio / planning P50 |\n");
+                out.append("| query | wall P50 fs.cache / overdrive | wall P95 fs.cache / overdrive | P95 ratio | analysis + planning P50 fs.cache / overdrive | query CPU fs.cache / overdrive | ratio | Trino JVM CPU fs.cache / overdrive | ratio | tier off: P95 ratio / analysis + planning P50 |\n");
                 out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (String query : QUERIES.keySet()) {
                     List<Sample> fs = samples.get(key(FS_CACHE, query));
@@ -700,10 +717,10 @@ public class PageCacheBenchmark
                             formatMillis(percentileOf(fs, 50, Sample::wallMillis)), formatMillis(percentileOf(od, 50, Sample::wallMillis)),
                             formatMillis(percentileOf(fs, 95, Sample::wallMillis)), formatMillis(percentileOf(od, 95, Sample::wallMillis)),
                             percentileOf(od, 95, Sample::wallMillis) / percentileOf(fs, 95, Sample::wallMillis),
-                            formatMillis(percentileOf(fs, 50, Sample::planningMillis)), formatMillis(percentileOf(od, 50, Sample::planningMillis)),
+                            formatMillis(percentileOf(fs, 50, Sample::analysisAndPlanningMillis)), formatMillis(percentileOf(od, 50, Sample::analysisAndPlanningMillis)),
                             formatMillis(meanOf(fs, Sample::queryCpuMillis)), formatMillis(meanOf(od, Sample::queryCpuMillis)), meanOf(od, Sample::queryCpuMillis) / meanOf(fs, Sample::queryCpuMillis),
                             formatMillis(meanOf(fs, Sample::trinoCpuMillis)), formatMillis(meanOf(od, Sample::trinoCpuMillis)), meanOf(od, Sample::trinoCpuMillis) / meanOf(fs, Sample::trinoCpuMillis),
-                            percentileOf(off, 95, Sample::wallMillis) / percentileOf(fs, 95, Sample::wallMillis), formatMillis(percentileOf(off, 50, Sample::planningMillis))));
+                            percentileOf(off, 95, Sample::wallMillis) / percentileOf(fs, 95, Sample::wallMillis), formatMillis(percentileOf(off, 50, Sample::analysisAndPlanningMillis))));
                 }
                 // split halves: the same ratios over the even and over the odd rounds, to show how stable they are
                 List<String> halves = new ArrayList<>();
@@ -718,14 +735,26 @@ public class PageCacheBenchmark
                         formatMillis(sumOfPercentiles(samples, FS_CACHE, 50, Sample::wallMillis)), formatMillis(sumOfPercentiles(samples, OVERDRIVE, 50, Sample::wallMillis)),
                         formatMillis(sumOfPercentiles(samples, FS_CACHE, 95, Sample::wallMillis)), formatMillis(sumOfPercentiles(samples, OVERDRIVE, 95, Sample::wallMillis)),
                         sumOfPercentiles(samples, OVERDRIVE, 95, Sample::wallMillis) / sumOfPercentiles(samples, FS_CACHE, 95, Sample::wallMillis),
-                        formatMillis(sumOfPercentiles(samples, FS_CACHE, 50, Sample::planningMillis)), formatMillis(sumOfPercentiles(samples, OVERDRIVE, 50, Sample::planningMillis)),
+                        formatMillis(sumOfPercentiles(samples, FS_CACHE, 50, Sample::analysisAndPlanningMillis)), formatMillis(sumOfPercentiles(samples, OVERDRIVE, 50, Sample::analysisAndPlanningMillis)),
                         formatMillis(sumOfMeans(samples, FS_CACHE, Sample::queryCpuMillis)), formatMillis(sumOfMeans(samples, OVERDRIVE, Sample::queryCpuMillis)),
                         sumOfMeans(samples, OVERDRIVE, Sample::queryCpuMillis) / sumOfMeans(samples, FS_CACHE, Sample::queryCpuMillis),
                         formatMillis(sumOfMeans(samples, FS_CACHE, Sample::trinoCpuMillis)), formatMillis(sumOfMeans(samples, OVERDRIVE, Sample::trinoCpuMillis)),
                         sumOfMeans(samples, OVERDRIVE, Sample::trinoCpuMillis) / sumOfMeans(samples, FS_CACHE, Sample::trinoCpuMillis),
                         sumOfPercentiles(samples, OVERDRIVE_NO_COORDINATOR, 95, Sample::wallMillis) / sumOfPercentiles(samples, FS_CACHE, 95, Sample::wallMillis),
-                        formatMillis(sumOfPercentiles(samples, OVERDRIVE_NO_COORDINATOR, 50, Sample::planningMillis))));
+                        formatMillis(sumOfPercentiles(samples, OVERDRIVE_NO_COORDINATOR, 50, Sample::analysisAndPlanningMillis))));
                 out.append("Stability of the sum ratios (overdrive / fs.cache) over half the rounds each: %s.\n\n".formatted(String.join("; ", halves)));
+                if (loopback && !profile.isEmpty()) {
+                    out.append("Where the Trino JVM's CPU went during these loopback warm passes, all %d catalogs interleaved: JFR `jdk.ExecutionSample` every 10 ms ".formatted(TIMED_CATALOGS.size()));
+                    out.append("(threads running Java code; native code and the kernel, such as a `read` copying a cached page, are not sampled), each sample ");
+                    out.append("counted in the first of these categories one of its stack frames belongs to:\n\n| category | samples | share |\n|---|---:|---:|\n");
+                    long all = profile.get("all");
+                    profile.forEach((category, samplesOf) -> {
+                        if (!category.equals("all")) {
+                            out.append("| %s | %,d | %.1f%% |\n".formatted(category, samplesOf, 100.0 * samplesOf / Math.max(1, all)));
+                        }
+                    });
+                    out.append("| all samples | %,d | 100%% |\n\n".formatted(all));
+                }
             }
         }
 
