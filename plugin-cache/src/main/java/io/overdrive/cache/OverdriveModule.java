@@ -3,6 +3,7 @@ package io.overdrive.cache;
 import com.google.inject.Binder;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.overdrive.cache.connector.OverdriveFeatures;
+import io.overdrive.cache.coordinator.CoordinatorCacheModule;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.hedge.HedgedReadModule;
@@ -35,6 +36,7 @@ public class OverdriveModule
     protected void setup(Binder binder)
     {
         install(new PageCacheModule(runsSplits));
+        install(new CoordinatorCacheModule(runsSplits));
         install(new HedgedReadModule(runsSplits));
         install(new NodeSelectionModule(coordinator));
         binder.bind(FlushCacheTableFunction.class).in(SINGLETON);

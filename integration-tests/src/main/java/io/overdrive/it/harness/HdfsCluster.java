@@ -159,14 +159,46 @@ public final class HdfsCluster
         return answer("read-requests");
     }
 
+    /**
+     * The NameNode's client calls since HDFS started, counted by the NameNode as it serves them: exact at once, where its
+     * JMX {@code NameNodeActivity} is refreshed only every 10 seconds. Take the difference over a run.
+     */
+    public NameNodeOps nameNodeOps()
+    {
+        Matcher matcher = answer("namenode-ops", "(\\d+) (\\d+) (\\d+)");
+        return new NameNodeOps(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)), Long.parseLong(matcher.group(3)));
+    }
+
+    /**
+     * NameNode calls: {@code getBlockLocations} (each open of a file for reading), {@code getFileInfo} (a file's
+     * status: length, modification time, existence) and {@code getListing} (a directory listing, per batch).
+     */
+    public record NameNodeOps(long opens, long fileInfos, long listings)
+    {
+        public NameNodeOps minus(NameNodeOps other)
+        {
+            return new NameNodeOps(opens - other.opens, fileInfos - other.fileInfos, listings - other.listings);
+        }
+
+        public long total()
+        {
+            return opens + fileInfos + listings;
+        }
+    }
+
     private long answer(String command)
     {
+        return Long.parseLong(answer(command, "(\\d+)").group(1));
+    }
+
+    private Matcher answer(String command, String values)
+    {
         Applied applied = apply(command);
-        Matcher matcher = Pattern.compile(Pattern.quote("answer " + applied.command() + " = ") + "(\\d+)").matcher(process.logSince(applied.logOffset()));
+        Matcher matcher = Pattern.compile(Pattern.quote("answer " + applied.command() + " = ") + values).matcher(process.logSince(applied.logOffset()));
         if (!matcher.find()) {
             throw new IllegalStateException("HDFS did not answer '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
         }
-        return Long.parseLong(matcher.group(1));
+        return matcher;
     }
 
     /** Heals the slow DataNode, if any. */

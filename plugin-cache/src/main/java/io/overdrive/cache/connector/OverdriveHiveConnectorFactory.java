@@ -1,8 +1,10 @@
 package io.overdrive.cache.connector;
 
 import com.google.inject.Injector;
+import com.google.inject.Key;
 import io.airlift.log.Logger;
 import io.overdrive.cache.OverdriveModule;
+import io.overdrive.cache.coordinator.CoordinatorCacheStats;
 import io.overdrive.cache.hedge.NativeHdfsHedging;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
@@ -74,7 +76,7 @@ public class OverdriveHiveConnectorFactory
             NativeHdfsHedging.exportCounters(injector);
         }
         if (coordinator) {
-            logCoordinatorRole(catalogName, runsSplits, features.pageCache().isEnabled());
+            logCoordinatorRole(catalogName, runsSplits, features.pageCache().isEnabled(), injector.getExistingBinding(Key.get(CoordinatorCacheStats.class)) != null);
         }
         return new OverdriveConnector(
                 hive,
@@ -110,9 +112,12 @@ public class OverdriveHiveConnectorFactory
                 .anyMatch(node -> node.getNodeIdentifier().equals(currentNode.getNodeIdentifier()));
     }
 
-    private static void logCoordinatorRole(String catalogName, boolean runsSplits, boolean cacheEnabled)
+    private static void logCoordinatorRole(String catalogName, boolean runsSplits, boolean cacheEnabled, boolean coordinatorTier)
     {
-        if (!runsSplits) {
+        if (!runsSplits && coordinatorTier) {
+            log.info("Catalog %s: this coordinator runs no splits (node-scheduler.include-coordinator=false), so it caches no data pages; it keeps the metadata files it reads in memory (cache.coordinator.*)", catalogName);
+        }
+        else if (!runsSplits) {
             log.info("Catalog %s: this coordinator runs no splits (node-scheduler.include-coordinator=false), so it does not cache", catalogName);
         }
         else if (cacheEnabled) {

@@ -5,6 +5,7 @@ import com.google.inject.Key;
 import com.google.inject.TypeLiteral;
 import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdrivePlugin;
+import io.overdrive.cache.coordinator.CoordinatorFileCache;
 import io.overdrive.cache.flush.FlushCacheHandle;
 import io.overdrive.cache.flush.FlushCacheSplit;
 import io.overdrive.cache.hedge.HedgingFileSystemCache;
@@ -145,7 +146,7 @@ class TestOverdriveHiveConnectorFactory
                 .buildOrThrow();
         assertThat(boundCache(properties, workerContext(false))).containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
-        assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages").isEmpty();
+        assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
         assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
     }
 

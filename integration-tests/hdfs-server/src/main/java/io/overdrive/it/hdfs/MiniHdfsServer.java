@@ -6,8 +6,11 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.hdfs.server.datanode.DataNodeFaultInjector;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.hdfs.server.namenode.metrics.NameNodeMetrics;
 import org.apache.hadoop.hdfs.util.Canceler;
 import org.apache.hadoop.hdfs.util.DataTransferThrottler;
+import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 
 import java.io.BufferedReader;
 import java.io.FileNotFoundException;
@@ -47,7 +50,9 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * by every block read as on a data lake whose storage link is the bottleneck: concurrent readers compete for it
  * ({@code read-bandwidth off} lifts it). A line {@code bytes-read} answers {@code answer bytes-read = <n>}: the bytes
  * every DataNode has sent to readers since startup (block read packets, checksums included), counted as they are sent;
- * {@code read-requests} answers {@code answer read-requests = <n>}, the block read requests they have served.
+ * {@code read-requests} answers {@code answer read-requests = <n>}, the block read requests they have served;
+ * {@code namenode-ops} answers {@code answer namenode-ops = <opens> <file infos> <listings>}: the NameNode's
+ * {@code getBlockLocations} (a file opened for reading), {@code getFileInfo} and {@code getListing} calls since startup.
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
  * Usage: {@code MiniHdfsServer <base directory> <number of datanodes> <ready file>}
@@ -125,14 +130,14 @@ public final class MiniHdfsServer
         System.out.println("HDFS ready at " + ready.getProperty("namenode.uri"));
         System.out.flush();
 
-        waitForShutdown(dataNodeThreadGroups, readBandwidth);
+        waitForShutdown(dataNodeThreadGroups, readBandwidth, NameNode.getNameNodeMetrics());
         cluster.shutdown();
         System.exit(0);
     }
 
     // the parent holds our stdin: EOF means it is gone, so HDFS never outlives the tests or the demo
-    private static void waitForShutdown(List<ThreadGroup> dataNodeThreadGroups, SharedReadBandwidth readBandwidth)
-            throws IOException
+    private static void waitForShutdown(List<ThreadGroup> dataNodeThreadGroups, SharedReadBandwidth readBandwidth, NameNodeMetrics nameNodeMetrics)
+            throws IOException, ReflectiveOperationException
     {
         BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, UTF_8));
         String line;
@@ -160,6 +165,8 @@ public final class MiniHdfsServer
                 case "read-bandwidth" -> readBandwidth.setBytesPerSecond(words[1].equals("off") ? 0 : Long.parseLong(words[1]));
                 case "bytes-read" -> System.out.println("answer " + line.strip() + " = " + readBandwidth.bytesSent());
                 case "read-requests" -> System.out.println("answer " + line.strip() + " = " + ReadDelayInjector.requests.get());
+                case "namenode-ops" -> System.out.println("answer %s = %s %s %s".formatted(line.strip(),
+                        counter(nameNodeMetrics, "getBlockLocations"), counter(nameNodeMetrics, "fileInfoOps"), counter(nameNodeMetrics, "getListingOps")));
                 default -> {
                     System.out.println("unknown command: " + line);
                     System.out.flush();
@@ -246,6 +253,15 @@ public final class MiniHdfsServer
             nextFreeNanos = Math.max(nextFreeNanos, now - BURST_NANOS) + (long) (bytes * 1e9 / bytesPerSecond);
             return nextFreeNanos - now;
         }
+    }
+
+    // NameNodeMetrics keeps its op counters in package-private fields; the JMX view of them is refreshed only every 10 s
+    private static long counter(NameNodeMetrics metrics, String name)
+            throws ReflectiveOperationException
+    {
+        Field field = NameNodeMetrics.class.getDeclaredField(name);
+        field.setAccessible(true);
+        return ((MutableCounterLong) field.get(metrics)).value();
     }
 
     // DataXceiverServer, which DataXceiver asks for the read throttler of each client block read, is package-private
