@@ -121,6 +121,8 @@ class TestMultiProcessCluster
         }
         assertThat(types).containsExactlyInAnyOrder(
                 "io.overdrive.cache.page:type=PageCacheStats",
+                // on the coordinator, which runs no splits here: its memory tier for the metadata it reads
+                "io.overdrive.cache.coordinator:type=CoordinatorCacheStats",
                 "io.overdrive.cache.hedge:type=HedgedReadStats",
                 "io.overdrive.cache.scan:type=SharedScanStats",
                 "io.overdrive.scheduler.affinity:type=PlacementStats",
