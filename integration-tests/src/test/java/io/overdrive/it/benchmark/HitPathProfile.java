@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +43,13 @@ final class HitPathProfile
         return new HitPathProfile(recording);
     }
 
-    /** Samples per category (plus {@code all}), from the recording since {@link #start}. */
-    Map<String, Long> stop()
+    /**
+     * Samples per category (plus {@code all}), from the recording since {@link #start}, and for each cache's category
+     * the samples by the method running (the stack's leaf frame): what its read path spends its CPU on.
+     */
+    record Samples(Map<String, Long> categories, Map<String, Map<String, Long>> leaves) {}
+
+    Samples stop()
     {
         recording.stop();
         try {
@@ -51,6 +57,7 @@ final class HitPathProfile
             try {
                 recording.dump(file);
                 Map<String, Long> samples = new LinkedHashMap<>();
+                Map<String, Map<String, Long>> leaves = new LinkedHashMap<>();
                 samples.put("all", 0L);
                 CATEGORIES.keySet().forEach(category -> samples.put(category, 0L));
                 try (RecordingFile events = new RecordingFile(file)) {
@@ -63,10 +70,13 @@ final class HitPathProfile
                         String category = categoryOf(event.getStackTrace().getFrames());
                         if (category != null) {
                             samples.merge(category, 1L, Long::sum);
+                            RecordedFrame leaf = event.getStackTrace().getFrames().getFirst();
+                            leaves.computeIfAbsent(category, _ -> new HashMap<>())
+                                    .merge(leaf.getMethod().getType().getName() + "." + leaf.getMethod().getName(), 1L, Long::sum);
                         }
                     }
                 }
-                return samples;
+                return new Samples(samples, leaves);
             }
             finally {
                 Files.deleteIfExists(file);

@@ -52,6 +52,7 @@ import static io.overdrive.it.benchmark.BenchmarkStats.percentile;
 import static io.overdrive.it.benchmark.BenchmarkStats.writeReport;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static java.util.stream.Collectors.joining;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -190,6 +191,7 @@ public class PageCacheBenchmark
         private final DataNodeMetrics dataNodes;
         private final HdfsCluster hdfs;
         private final ProcessCpu hdfsCpu;
+        private final ProcessCpu trinoProc = ProcessCpu.thisJvm();
         private final Report report;
         private final TestingTrinoServer worker;
 
@@ -261,7 +263,9 @@ public class PageCacheBenchmark
             HitPathProfile profile = profiling ? HitPathProfile.start() : null;
             warmPasses(report.warm, report.warmSamples, report.warmPasses);
             if (profile != null) {
-                report.profile.putAll(profile.stop());
+                HitPathProfile.Samples samples = profile.stop();
+                report.profile.putAll(samples.categories());
+                report.profileLeaves.putAll(samples.leaves());
             }
             TIMED_CATALOGS.forEach(catalog -> report.warmCacheCounters.put(catalog, cacheCounters(catalog).minus(warmBefore.get(catalog))));
             TIMED_CATALOGS.forEach(catalog -> report.coordinatorCacheCounters.put(catalog, coordinatorCacheCounters(catalog).minus(coordinatorBefore.get(catalog))));
@@ -363,15 +367,21 @@ public class PageCacheBenchmark
         private Timed time(String sql)
         {
             long trinoCpu = ProcessCpu.thisJvmNanos();
+            long trinoSystemCpu = trinoProc.systemNanos();
+            long allocated = ProcessCpu.thisJvmAllocatedBytes();
+            long gcMillis = ProcessCpu.thisJvmGcMillis();
             long hdfsCpuBefore = hdfsCpu.nanos();
             long start = System.nanoTime();
             QueryRunner.MaterializedResultWithPlan result = runner.executeWithPlan(runner.getDefaultSession(), sql);
             long wall = System.nanoTime() - start;
             long trino = ProcessCpu.thisJvmNanos() - trinoCpu;
+            long trinoSystem = trinoProc.systemNanos() - trinoSystemCpu;
+            long allocatedBytes = ProcessCpu.thisJvmAllocatedBytes() - allocated;
+            long gc = ProcessCpu.thisJvmGcMillis() - gcMillis;
             long hdfsCpuUsed = hdfsCpu.nanos() - hdfsCpuBefore;
             QueryStats stats = finalQueryStats(result.queryId());
             Sample sample = new Sample(wall / 1e6, stats.getTotalCpuTime().getValue(MILLISECONDS), stats.getAnalysisTime().getValue(MILLISECONDS), stats.getPlanningTime().getValue(MILLISECONDS),
-                    stats.getPlanningCpuTime().getValue(MILLISECONDS), trino / 1e6, hdfsCpuUsed / 1e6);
+                    stats.getPlanningCpuTime().getValue(MILLISECONDS), trino / 1e6, trinoSystem / 1e6, allocatedBytes / 1024.0 / 1024.0, gc, hdfsCpuUsed / 1e6);
             return new Timed(sample.wallMillis(), result.result(), sample);
         }
 
@@ -550,9 +560,10 @@ public class PageCacheBenchmark
     /**
      * One measured query: the wall clock of the client call; from Trino's {@code QueryStats} the CPU of its tasks
      * ({@code totalCpuTime}, the worker's operators), its analysis and planning times and the planning thread's CPU (the
-     * coordinator); and the CPU of this JVM (coordinator, worker and client together) and of the HDFS JVM over the call.
+     * coordinator); and the CPU of this JVM (coordinator, worker and client together; and of it the part in the kernel), the
+     * heap it allocated and its collectors' time, and the CPU of the HDFS JVM over the call.
      */
-    record Sample(double wallMillis, double queryCpuMillis, double analysisMillis, double planningMillis, double planningCpuMillis, double trinoCpuMillis, double hdfsCpuMillis)
+    record Sample(double wallMillis, double queryCpuMillis, double analysisMillis, double planningMillis, double planningCpuMillis, double trinoCpuMillis, double trinoSystemCpuMillis, double allocatedMegabytes, double gcMillis, double hdfsCpuMillis)
     {
         /** Analysis (which resolves the tables: the metastore's reads) and planning, the coordinator's work before scheduling. */
         double analysisAndPlanningMillis()
@@ -614,6 +625,7 @@ public class PageCacheBenchmark
         final Map<String, HdfsCounters> delayedPasses = new LinkedHashMap<>();
         final Map<String, CacheCounters> coordinatorCacheCounters = new LinkedHashMap<>();
         final Map<String, Long> profile = new LinkedHashMap<>();
+        final Map<String, Map<String, Long>> profileLeaves = new LinkedHashMap<>();
         final Map<String, Long> coldRemoteBytes = new LinkedHashMap<>();
         final Map<String, Long> warmRemoteBytes = new LinkedHashMap<>();
         final Map<String, Long> planningRemoteBytes = new LinkedHashMap<>();
@@ -669,7 +681,7 @@ public class PageCacheBenchmark
             out.append("Per query: *wall*, the client call; *analysis* and *planning*, Trino's `QueryStats.analysisTime` (resolving the tables: ");
             out.append("the file metastore's reads) and `planningTime` (optimizing, with table statistics), the coordinator's work before it schedules; *query CPU*, `QueryStats.totalCpuTime` (the CPU of the query's tasks: the worker's operators and ");
             out.append("readers, cache hits included); *Trino JVM CPU*, the CPU time of the one JVM that runs the coordinator, the worker and the client ");
-            out.append("(`OperatingSystemMXBean.getProcessCpuTime`, every thread: planning, scheduling, HTTP, GC) over the call; *HDFS JVM CPU*, the ");
+            out.append("(`OperatingSystemMXBean.getProcessCpuTime`, every thread: planning, scheduling, HTTP, GC) over the call, and *of which kernel* its `stime` in `/proc/self/stat` (system calls: reading cached pages from local files, network), with the heap it allocated (`ThreadMXBean.getTotalThreadAllocatedBytes`) and its collectors' time (`GarbageCollectorMXBean.getCollectionTime`); *HDFS JVM CPU*, the ");
             out.append("NameNode's and DataNodes' process (`/proc/<pid>/stat` utime + stime, 10 ms ticks) over the call. CPU figures are means over the ");
             out.append("%d warm runs of each query; wall P50/P95 by nearest rank. HDFS requests are counted by the HDFS process itself around each ".formatted(repetitions));
             out.append("catalog's pass of the 5 queries. `coordinator cache` is what the catalog's cache served on the coordinator during the loopback ");
@@ -680,12 +692,12 @@ public class PageCacheBenchmark
                 Map<String, List<Sample>> samples = variant.getValue();
                 Map<String, HdfsCounters> passes = variant.getKey().equals("loopback") ? warmPasses : delayedPasses;
                 out.append("**%s**, per catalog, sums over the 5 queries (ms):\n\n".formatted(variant.getKey()));
-                out.append("| catalog | wall P50 | wall P95 | analysis P50 | planning P50 | query CPU | planning CPU | Trino JVM CPU | HDFS JVM CPU | DataNode read requests per pass | NameNode opens / file infos / listings per pass |");
+                out.append("| catalog | wall P50 | wall P95 | analysis P50 | planning P50 | query CPU | planning CPU | Trino JVM CPU | of which kernel | heap allocated (MiB) | GC | HDFS JVM CPU | DataNode read requests per pass | NameNode opens / file infos / listings per pass |");
                 boolean loopback = variant.getKey().equals("loopback");
-                out.append(loopback ? " coordinator cache per pass: from cache / from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                out.append(loopback ? " coordinator cache per pass: from cache / from storage |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
                 for (String catalog : TIMED_CATALOGS) {
                     HdfsCounters counters = passes.get(catalog);
-                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f / %.1f / %.1f |".formatted(label(catalog),
+                    out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f / %.1f / %.1f |".formatted(label(catalog),
                             formatMillis(sumOfPercentiles(samples, catalog, 50, Sample::wallMillis)),
                             formatMillis(sumOfPercentiles(samples, catalog, 95, Sample::wallMillis)),
                             formatMillis(sumOfPercentiles(samples, catalog, 50, Sample::analysisMillis)),
@@ -693,6 +705,9 @@ public class PageCacheBenchmark
                             formatMillis(sumOfMeans(samples, catalog, Sample::queryCpuMillis)),
                             formatMillis(sumOfMeans(samples, catalog, Sample::planningCpuMillis)),
                             formatMillis(sumOfMeans(samples, catalog, Sample::trinoCpuMillis)),
+                            formatMillis(sumOfMeans(samples, catalog, Sample::trinoSystemCpuMillis)),
+                            formatMillis(sumOfMeans(samples, catalog, Sample::allocatedMegabytes)),
+                            formatMillis(sumOfMeans(samples, catalog, Sample::gcMillis)),
                             formatMillis(sumOfMeans(samples, catalog, Sample::hdfsCpuMillis)),
                             (double) counters.dataNodeRequests() / counters.passes(),
                             (double) counters.nameNode().opens() / counters.passes(), (double) counters.nameNode().fileInfos() / counters.passes(), (double) counters.nameNode().listings() / counters.passes()));
@@ -754,6 +769,15 @@ public class PageCacheBenchmark
                         }
                     });
                     out.append("| all samples | %,d | 100%% |\n\n".formatted(all));
+                    profileLeaves.forEach((category, leaves) -> {
+                        if (category.startsWith("Overdrive") || category.startsWith("Trino's fs.cache")) {
+                            out.append("%s, by the method running (the most frequent): %s.\n\n".formatted(category, leaves.entrySet().stream()
+                                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                                    .limit(8)
+                                    .map(leaf -> "`%s` %d".formatted(leaf.getKey(), leaf.getValue()))
+                                    .collect(joining(", "))));
+                        }
+                    });
                 }
             }
         }

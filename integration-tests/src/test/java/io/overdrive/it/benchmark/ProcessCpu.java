@@ -1,9 +1,11 @@
 package io.overdrive.it.benchmark;
 
 import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 final class ProcessCpu
 {
     private static final OperatingSystemMXBean OS = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private final Path stat;
     private final long ticksPerSecond;
@@ -37,16 +40,44 @@ final class ProcessCpu
         return OS.getProcessCpuTime();
     }
 
-    /** The other process's CPU time so far, in nanoseconds (a multiple of one clock tick); 0 where there is no /proc. */
+    /** Bytes every thread of this JVM has allocated on the heap so far, live and ended threads alike. */
+    static long thisJvmAllocatedBytes()
+    {
+        return THREADS.getTotalThreadAllocatedBytes();
+    }
+
+    /** Milliseconds this JVM's garbage collectors have spent collecting so far (their pauses and concurrent cycles). */
+    static long thisJvmGcMillis()
+    {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).filter(time -> time > 0).sum();
+    }
+
+    /** The process's CPU time so far, user and system, in nanoseconds (a multiple of one clock tick); 0 where there is no /proc. */
     long nanos()
+    {
+        return ticks(11) + ticks(12);
+    }
+
+    /** The process's CPU time in the kernel so far ({@code stime}), in nanoseconds; 0 where there is no /proc. */
+    long systemNanos()
+    {
+        return ticks(12);
+    }
+
+    /** This JVM, read from /proc like another process: for its system (kernel) share. */
+    static ProcessCpu thisJvm()
+    {
+        return new ProcessCpu(ProcessHandle.current().pid());
+    }
+
+    // fields 14 and 15 of the file (utime, stime) are 12 and 13 after the name, 0-based 11 and 12
+    private long ticks(int field)
     {
         try {
             String line = Files.readString(stat, UTF_8);
             // the command name (field 2) is in parentheses and may contain spaces: count fields after its ')'
             String[] fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
-            // fields 14 and 15 of the file (utime, stime) are 12 and 13 after the name, 0-based 11 and 12
-            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-            return ticks * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond;
+            return Long.parseLong(fields[field]) * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond;
         }
         catch (IOException e) {
             if (!Files.isDirectory(Path.of("/proc/self"))) {
