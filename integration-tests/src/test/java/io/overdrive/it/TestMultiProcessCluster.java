@@ -137,5 +137,10 @@ class TestMultiProcessCluster
         List<OpenMetrics.Sample> coordinator = OpenMetrics.scrape(cluster.coordinator().httpUri());
         assertThat(OpenMetrics.value(coordinator, "JMX_io_overdrive_scheduler_affinity_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_Preferred_TotalCount"))
                 .hasValueSatisfying(splits -> assertThat(splits).isPositive());
+        // the coordinator runs no splits: it plans a repeated query from its memory tier's copy of the table's metadata
+        assertThat(cluster.query("SELECT count(*) FROM overdrive.metrics.region")).containsExactly(List.of(5L));
+        coordinator = OpenMetrics.scrape(cluster.coordinator().httpUri());
+        assertThat(OpenMetrics.value(coordinator, "JMX_io_overdrive_cache_coordinator_NAME_overdrive_TYPE_CoordinatorCacheStats_ATTRIBUTE_Hits"))
+                .hasValueSatisfying(hits -> assertThat(hits).isPositive());
     }
 }
