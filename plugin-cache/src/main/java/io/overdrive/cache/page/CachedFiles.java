@@ -33,11 +33,6 @@ final class CachedFiles
         this.root = requireNonNull(directory, "directory is null").resolve(DIRECTORY);
     }
 
-    Path root()
-    {
-        return root;
-    }
-
     void write(String fileId, CachedFile file)
             throws IOException
     {
