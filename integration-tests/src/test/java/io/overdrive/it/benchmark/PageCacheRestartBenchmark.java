@@ -56,7 +56,7 @@ public class PageCacheRestartBenchmark
     private final DataSize pageSize = DataSize.valueOf(System.getProperty("overdrive.benchmark.restart.page-size", "16kB"));
     private final int rounds = Integer.getInteger("overdrive.benchmark.restart.rounds", 3);
 
-    private record Restart(double openMillis, double firstHitMillis, double restoredMillis, long hitsBeforeRestored) {}
+    private record Restart(double openMillis, double firstHitMillis, double restoredMillis, long hitsBeforeRestored, long readsBeforeRestored) {}
 
     /** One cache under test, opened again for each restart. */
     private interface CacheUnderTest
@@ -151,13 +151,13 @@ public class PageCacheRestartBenchmark
                 load.stream().mapToDouble(Double::doubleValue).min().orElse(0), load.stream().mapToDouble(Double::doubleValue).max().orElse(0),
                 canDropCaches ? "warm = the OS page cache kept (a process restart), cold = dropped before each restart (a reboot)" : "the OS page cache could not be dropped here, so only warm restarts"));
         report.append("Filling (write every page once): Overdrive %s ms, Alluxio %s ms.\n\n".formatted(formatMillis(overdriveFill), formatMillis(alluxioFill)));
-        report.append("Medians over rounds, milliseconds from opening the cache. Opening: until the constructor returns (the worker's catalog is up). First hit: a reader asking for random cached pages, one after another, gets its first hit. Restored: every page is served (Overdrive: `RestoresRunning` is 0; Alluxio: its state is `READ_WRITE`, before which it caches nothing new). Hits before restored: that reader's hits until then.\n\n");
-        report.append("| OS cache | system | opening | first hit | restored | hits before restored |\n| --- | --- | ---: | ---: | ---: | ---: |\n");
+        report.append("Medians over rounds, milliseconds from opening the cache. Opening: until the constructor returns (the worker's catalog is up). First hit: a reader asking for random cached pages, one after another, gets its first hit. Restored: every page is served (Overdrive: `RestoresRunning` is 0; Alluxio: its state is `READ_WRITE`, before which it caches nothing new). Hits before restored: that reader's hits until then, and what share of its reads they were (Overdrive restores a page a read asks for ahead of its turn; Alluxio's reads of pages it has not listed yet are misses).\n\n");
+        report.append("| OS cache | system | opening | first hit | restored | hits before restored | of the reads meanwhile |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
         appendRows(report, "warm", overdriveWarm, alluxioWarm);
         if (canDropCaches) {
             appendRows(report, "cold", overdriveCold, alluxioCold);
         }
-        report.append("\nOverdrive reads and checks every page's checksum while it restores (Alluxio only lists the files), and registers each page with its file's path, table and write time; Alluxio's restored pages have no table (no quota applies to them) and no path (no flush by table finds them).\n");
+        report.append("\nOverdrive reads and checks every page's checksum while it restores (Alluxio only lists the files), restores a page a read asks for at once, and registers each page with its file's path, table and write time; Alluxio's restored pages have no table (no quota applies to them) and no path (no flush by table finds them).\n");
         writeReport("page-cache-restart.md", report.toString());
         log("took " + Duration.between(started, Instant.now()));
         deleteRecursively(work);
@@ -168,11 +168,12 @@ public class PageCacheRestartBenchmark
     {
         for (var entry : List.of(java.util.Map.entry("Overdrive", overdrive), java.util.Map.entry("Alluxio (Trino's fs.cache)", alluxio))) {
             List<Restart> restarts = entry.getValue();
-            report.append("| %s | %s | %s | %s | %s | %,.0f |\n".formatted(cache, entry.getKey(),
+            report.append("| %s | %s | %s | %s | %s | %,.0f | %.1f%% |\n".formatted(cache, entry.getKey(),
                     formatMillis(median(restarts.stream().map(Restart::openMillis).toList())),
                     formatMillis(median(restarts.stream().map(Restart::firstHitMillis).toList())),
                     formatMillis(median(restarts.stream().map(Restart::restoredMillis).toList())),
-                    median(restarts.stream().map(restart -> (double) restart.hitsBeforeRestored()).toList())));
+                    median(restarts.stream().map(restart -> (double) restart.hitsBeforeRestored()).toList()),
+                    100 * median(restarts.stream().map(restart -> restart.readsBeforeRestored() == 0 ? 0 : (double) restart.hitsBeforeRestored() / restart.readsBeforeRestored()).toList())));
         }
     }
 
@@ -193,9 +194,11 @@ public class PageCacheRestartBenchmark
             double open = millisSince(start);
             double firstHit = -1;
             long hits = 0;
+            long reads = 0;
             int next = 0;
             while (!system.restored()) {
                 PageId pageId = order.get(next++ % order.size());
+                reads++;
                 if (system.read(pageId, buffer)) {
                     if (firstHit < 0) {
                         firstHit = millisSince(start);
@@ -211,7 +214,7 @@ public class PageCacheRestartBenchmark
                 // restored before the first read hit: the first read after it does
                 firstHit = restored;
             }
-            return new Restart(open, firstHit, restored, hits);
+            return new Restart(open, firstHit, restored, hits, reads);
         }
     }
 

@@ -101,6 +101,14 @@ final class CachedFiles
         return new Lookup(file, file.isEmpty());
     }
 
+    /** A file's record, read only: absent when there is none or it is damaged (left for the restore to count and delete). */
+    Optional<CachedFile> peek(String fileId)
+            throws IOException
+    {
+        Path path = pathOf(fileId);
+        return Files.exists(path) ? read(path) : Optional.empty();
+    }
+
     /** What {@link #sweep} deleted: records of files no longer cached, damaged records, stray files. */
     record Swept(int unused, int damaged, int strays) {}
 

@@ -4,6 +4,7 @@ import alluxio.client.file.cache.PageId;
 import alluxio.client.file.cache.PageInfo;
 import alluxio.client.file.cache.PageStore;
 import alluxio.client.file.cache.evictor.CacheEvictor;
+import alluxio.client.file.cache.store.LocalPageStore;
 import alluxio.client.file.cache.store.LocalPageStoreDir;
 import alluxio.client.file.cache.store.PageStoreOptions;
 import alluxio.client.quota.CacheScope;
@@ -88,6 +89,15 @@ final class FaultReportingPageStoreDir
         catch (NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    /** Where the page's file is (whether or not it exists); empty if the store does not keep pages in local files. */
+    Optional<Path> pagePath(PageId pageId)
+    {
+        if (store.disk() instanceof LocalPageStore disk) {
+            return Optional.of(disk.getPagePath(pageId, false));
+        }
+        return Optional.empty();
     }
 
     private Optional<PageInfo> pageInfo(PageId pageId, Path file)

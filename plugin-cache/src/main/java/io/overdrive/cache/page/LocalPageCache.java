@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,6 +49,8 @@ final class LocalPageCache
     private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
     private final ScheduledExecutorService prober;
     private final ExecutorService restorer;
+    // per directory, by identity
+    private final Map<PageStoreDirectory, PageRestore> restores = new IdentityHashMap<>();
     // what flushes removed while a restore runs, so that it does not bring back pages of those files
     private final List<Predicate<String>> flushesDuringRestore = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -59,6 +63,12 @@ final class LocalPageCache
      */
     LocalPageCache(String catalog, PageCacheConfig config, PageCacheStats stats)
     {
+        this(catalog, config, stats, () -> {});
+    }
+
+    /** {@code beforeRestore} runs on each restore thread before it starts: tests hold the restores back with it. */
+    LocalPageCache(String catalog, PageCacheConfig config, PageCacheStats stats, Runnable beforeRestore)
+    {
         requireNonNull(catalog, "catalog is null");
         requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -69,11 +79,11 @@ final class LocalPageCache
         this.chooser = new DirectoryChooser(directories);
         this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
         stats.setUsage(new DirectoriesUsage(directories, fileIndex));
-        this.restorer = startRestores(catalog, config);
+        this.restorer = startRestores(catalog, config, requireNonNull(beforeRestore, "beforeRestore is null"));
     }
 
     // one thread per directory (ideally one disk each); the cache serves meanwhile, its misses going to remote storage
-    private ExecutorService startRestores(String catalog, PageCacheConfig config)
+    private ExecutorService startRestores(String catalog, PageCacheConfig config, Runnable beforeRestore)
     {
         ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, directories.size()), daemonThreadsNamed("overdrive-cache-restore-" + catalog + "-%s"));
         PageRestore.Owner owner = new PageRestore.Owner()
@@ -109,8 +119,15 @@ final class LocalPageCache
             }
         };
         for (PageStoreDirectory directory : directories) {
+            restores.put(directory, new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed));
+        }
+        for (PageStoreDirectory directory : directories) {
             stats.recordRestoreStarted();
-            executor.execute(new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed)::run);
+            PageRestore restore = restores.get(directory);
+            executor.execute(() -> {
+                beforeRestore.run();
+                restore.run();
+            });
         }
         executor.shutdown();
         return executor;
@@ -227,7 +244,12 @@ final class LocalPageCache
             stats.recordMiss();
             return 0;
         }
+        // looked at before the lookup: a restore that ends after this miss may have registered the page meanwhile
+        PageRestore restore = restoreRunningIn(directory.get());
         int bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
+        if (bytes == 0 && restore != null && restore.restoreOnRead(pageId)) {
+            bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
+        }
         if (bytes == PageStoreDirectory.LOST) {
             // its file vanished or was cut short: a damaged page, already forgotten by the directory
             stats.recordCorruptPage();
@@ -238,6 +260,13 @@ final class LocalPageCache
         }
         stats.recordHit(bytes);
         return bytes;
+    }
+
+    // while it runs, a page found at startup that it has not reached yet is restored on a read, not read from storage
+    private PageRestore restoreRunningIn(PageStoreDirectory directory)
+    {
+        PageRestore restore = restores.get(directory);
+        return restore != null && restore.running() ? restore : null;
     }
 
     @Override

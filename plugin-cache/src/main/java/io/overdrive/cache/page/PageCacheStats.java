@@ -38,6 +38,7 @@ public class PageCacheStats
     private final AtomicLong restoreFilesFound = new AtomicLong();
     private final AtomicLong restoreFilesDone = new AtomicLong();
     private final AtomicLong pagesRestored = new AtomicLong();
+    private final AtomicLong pagesRestoredOnRead = new AtomicLong();
     private final AtomicLong restoreCorrupt = new AtomicLong();
     private final AtomicLong restoreOrphans = new AtomicLong();
     private final AtomicLong restoreExpired = new AtomicLong();
@@ -162,6 +163,12 @@ public class PageCacheStats
         else {
             recordRestoreDiscarded(outcome, 1);
         }
+    }
+
+    /** A page found at startup was restored early because a read asked for it. */
+    void recordRestoredOnRead()
+    {
+        pagesRestoredOnRead.incrementAndGet();
     }
 
     /** Files found at startup and deleted: pages, and damaged {@link CachedFile} records. */
@@ -311,7 +318,7 @@ public class PageCacheStats
         return Math.max(0, usage.bytesRecovered() + bytesWritten.get() - bytesDeleted.get() - usage.bytesStored());
     }
 
-    @Managed(description = "Cache directories whose pages from before the start are still being restored (reads of pages not restored yet are misses)")
+    @Managed(description = "Cache directories whose pages from before the start are still being restored (a read of a page not restored yet restores it first)")
     public long getRestoresRunning()
     {
         return restoresRunning.get();
@@ -337,6 +344,12 @@ public class PageCacheStats
     public long getPagesRestored()
     {
         return pagesRestored.get();
+    }
+
+    @Managed(description = "Of PagesRestored, pages restored ahead of their turn because a read asked for them")
+    public long getPagesRestoredOnRead()
+    {
+        return pagesRestoredOnRead.get();
     }
 
     @Managed(description = "Files found at startup and deleted as torn, cut short, unreadable or failing their checksum (pages and file records)")

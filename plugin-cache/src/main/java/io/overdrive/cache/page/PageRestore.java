@@ -23,12 +23,13 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Restores the pages a previous process left in a cache directory, in the background while the cache serves: a page
- * is served once it is registered, and until then a read of it is a miss that goes to remote storage. Each page is
+ * is served once it is registered. Each page is
  * registered with what a new write of it would get: its file's path (for flushes by path, schema or table), its
  * table's scope (for quotas) and its write time, the file's modification time (for {@code cache.ttl}). Its checksum is
  * verified once, here; hits read only the bytes they need. Torn or corrupt pages, pages whose {@link CachedFile} record
  * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Files are restored one at a
- * time; progress is counted in files.
+ * time; progress is counted in files. A page a reader asks for before the restore reaches it is restored there and then
+ * ({@link #restoreOnRead}), so that the read is a hit.
  */
 final class PageRestore
 {
@@ -64,6 +65,7 @@ final class PageRestore
     // records and temporary files written since are this process's own; the margin covers the file system's coarser
     // clock, and no previous process wrote anything a second before this one started
     private final long startMillis = System.currentTimeMillis() - 1000;
+    private volatile boolean finished;
 
     PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
     {
@@ -87,8 +89,63 @@ final class PageRestore
         }
         finally {
             directory.endRestore();
+            finished = true;
             stats.recordRestoreFinished();
             log.info("Restored cache directory %s in %s", directory.path(), Duration.nanosSince(start).convertToMostSuccinctTimeUnit());
+        }
+    }
+
+    /** Whether the restore still runs: a page not registered yet may then be on disk, waiting for its turn. */
+    boolean running()
+    {
+        return !finished;
+    }
+
+    /**
+     * Restores a page a reader asks for before the restore reaches it, with the same checks: whether the page is
+     * registered now. A page that cannot be restored (corrupt, expired, no room, its file flushed, no record) is left to
+     * the restore, which deletes and counts it when its turn comes.
+     */
+    boolean restoreOnRead(PageId pageId)
+    {
+        if (finished) {
+            // it ended after the reader's miss, having registered the page meanwhile or not
+            return directory.contains(pageId);
+        }
+        Optional<Path> path = directory.pagePath(pageId);
+        if (path.isEmpty()) {
+            return false;
+        }
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(path.get(), BasicFileAttributes.class);
+            Optional<CachedFile> file = directory.cachedFiles().peek(pageId.getFileId());
+            // as the restore does: registered in the set a flush withdraws from, then indexed, then checked for flushes
+            if (file.isEmpty()) {
+                return false;
+            }
+            if (!directory.beginRestore(pageId.getFileId())) {
+                return directory.contains(pageId);
+            }
+            owner.indexFile(file.get().path(), pageId.getFileId());
+            PageFile page = new PageFile(path.get(), pageId, attributes.size(), attributes.lastModifiedTime().toMillis());
+            return switch (restore(page, file.get())) {
+                case RESTORED -> {
+                    stats.recordRestoredPage(RestoreOutcome.RESTORED);
+                    stats.recordRestoredOnRead();
+                    yield true;
+                }
+                case PRESENT -> true;
+                default -> false;
+            };
+        }
+        catch (NoSuchFileException e) {
+            // not on disk: a plain miss
+            return false;
+        }
+        catch (IOException | RuntimeException e) {
+            // the read goes to remote storage; the restore deals with the page when its turn comes
+            log.debug(e, "Restoring page %s of %s on read failed", pageId, directory.path());
+            return false;
         }
     }
 
@@ -124,7 +181,9 @@ final class PageRestore
         Optional<CachedFile> file = record.file();
         if (file.isPresent()) {
             // indexed before its pages are registered, so that a flush meanwhile finds the file and withdraws it
-            directory.beginRestore(fileId);
+            if (!directory.beginRestore(fileId)) {
+                return;
+            }
             owner.indexFile(file.get().path(), fileId);
         }
         boolean restored = false;

@@ -72,8 +72,9 @@ final class PageStoreDirectory
     private final PageCacheStats stats;
     private final CachedFiles cachedFiles;
     private final AtomicLong recoveredBytes = new AtomicLong();
-    // files whose pages the restore is still registering; guarded by the metadata's write lock
+    // files whose pages the restore is still registering, and whether it has ended; guarded by the metadata's write lock
     private final Set<String> restoringFiles = new HashSet<>();
+    private boolean restoreEnded;
 
     private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
@@ -254,15 +255,38 @@ final class PageStoreDirectory
         return storeDir.pageId(file);
     }
 
-    /** The restore is about to register pages of this file; deleting the file meanwhile withdraws it. */
-    void beginRestore(String fileId)
+    /** Where the page's file is, whether or not it exists. */
+    Optional<Path> pagePath(PageId pageId)
     {
-        withMetadataWriteLock(() -> restoringFiles.add(fileId));
+        return storeDir.pagePath(pageId);
+    }
+
+    /**
+     * The restore is about to register pages of this file; deleting the file meanwhile withdraws it. False once the
+     * restore has ended: nothing is registered from then on.
+     */
+    boolean beginRestore(String fileId)
+    {
+        Lock writeLock = metaStore.getLock().writeLock();
+        writeLock.lock();
+        try {
+            if (restoreEnded) {
+                return false;
+            }
+            restoringFiles.add(fileId);
+            return true;
+        }
+        finally {
+            writeLock.unlock();
+        }
     }
 
     void endRestore()
     {
-        withMetadataWriteLock(restoringFiles::clear);
+        withMetadataWriteLock(() -> {
+            restoreEnded = true;
+            restoringFiles.clear();
+        });
     }
 
     enum Registration

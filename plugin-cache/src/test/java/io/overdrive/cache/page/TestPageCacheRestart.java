@@ -18,14 +18,18 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
 import static java.util.concurrent.TimeUnit.HOURS;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -213,7 +217,7 @@ class TestPageCacheRestart
     }
 
     @Test
-    void readsDuringTheRestoreAreMissesOrTheRightBytes()
+    void readsDuringTheRestoreAreHitsUnlessFlushed()
             throws Exception
     {
         int pages = 8_000;
@@ -231,7 +235,8 @@ class TestPageCacheRestart
         try (LocalPageCache cache = open(config, stats)) {
             // readers start at once: the cache serves from the first read, while the restore runs
             double progressAtFirstRead = stats.getRestoreProgress();
-            AtomicInteger hitsDuringRestore = new AtomicInteger();
+            AtomicInteger readsDuringRestore = new AtomicInteger();
+            AtomicBoolean flushed = new AtomicBoolean();
             ExecutorService readers = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> done = new ArrayList<>();
@@ -239,19 +244,28 @@ class TestPageCacheRestart
                     int first = reader;
                     done.add(readers.submit(() -> {
                         byte[] target = new byte[PAGE_SIZE];
-                        // misses are cheap: go over the pages again and again until the restore is over
+                        // go over the pages again and again until the restore is over
                         boolean restoring = true;
                         while (restoring) {
                             restoring = stats.getRestoresRunning() > 0;
                             for (int index = first; index < order.size(); index += 4) {
                                 PageId pageId = order.get(index);
+                                boolean flushedBefore = flushed.get();
                                 int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
-                                if (read > 0) {
-                                    assertThat(read).isEqualTo(TestingPages.length(pageId));
-                                    assertThat(Arrays.copyOf(target, read)).as("page %s", pageId).isEqualTo(TestingPages.content(pageId, read));
-                                    if (restoring) {
-                                        hitsDuringRestore.incrementAndGet();
+                                if (TestingPages.table(pageId.getFileId()).equals("t1")) {
+                                    if (flushedBefore) {
+                                        assertThat(read).as("read after its table was flushed: %s", pageId).isZero();
                                     }
+                                }
+                                else {
+                                    // restored or not yet, every page found at startup is served
+                                    assertThat(read).as("page %s", pageId).isEqualTo(TestingPages.length(pageId));
+                                }
+                                if (read > 0) {
+                                    assertThat(Arrays.copyOf(target, read)).as("page %s", pageId).isEqualTo(TestingPages.content(pageId, read));
+                                }
+                                if (restoring) {
+                                    readsDuringRestore.incrementAndGet();
                                 }
                             }
                         }
@@ -260,6 +274,7 @@ class TestPageCacheRestart
                 }
                 // a flush of one table while the restore runs: its pages must not come back
                 cache.invalidatePaths(path -> path.startsWith("/warehouse/s/t1/"));
+                flushed.set(true);
                 for (Future<?> future : done) {
                     future.get(5, MINUTES);
                 }
@@ -270,7 +285,9 @@ class TestPageCacheRestart
             assertThat(progressAtFirstRead).isLessThan(1.0);
             assertThat(cache.awaitRestore(RESTORE_TIMEOUT)).isTrue();
             assertThat(stats.getRestoreProgress()).isEqualTo(1.0);
-            assertThat(hitsDuringRestore.get()).as("pages restored early are served while later ones are still being restored").isPositive();
+            assertThat(readsDuringRestore.get()).isPositive();
+            assertThat(stats.getPagesRestoredOnRead()).as("pages the readers asked for before the restore reached them").isPositive();
+            assertThat(stats.getPagesRestored()).isGreaterThanOrEqualTo(stats.getPagesRestoredOnRead());
             byte[] target = new byte[PAGE_SIZE];
             for (PageId pageId : order) {
                 int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
@@ -281,6 +298,94 @@ class TestPageCacheRestart
                     assertThat(read).as("page %s", pageId).isEqualTo(TestingPages.length(pageId));
                 }
             }
+        }
+    }
+
+    @Test
+    void aReadRestoresItsPageAheadOfTheRestoreWithTheSameChecks()
+            throws Exception
+    {
+        List<Path> written = killWriterAfter(300);
+        List<Path> pageFiles = intact(written);
+        int torn = written.size() - pageFiles.size();
+        List<PageId> pageIds = pageIds(pageFiles);
+        List<PageId> asked = pageIds.subList(pageIds.size() - 20, pageIds.size());
+        // one of them corrupt (a bit flip on disk), one expired: neither may be served, both are left to the restore
+        Path corrupt = pageFiles.getLast();
+        byte[] frame = Files.readAllBytes(corrupt);
+        frame[5] ^= 0x10;
+        Files.write(corrupt, frame);
+        Path expired = pageFiles.get(pageFiles.size() - 2);
+        Files.setLastModifiedTime(expired, FileTime.fromMillis(System.currentTimeMillis() - HOURS.toMillis(2)));
+        Set<PageId> unservable = Set.of(pageIds.getLast(), pageIds.get(pageIds.size() - 2));
+
+        PageCacheStats stats = new PageCacheStats();
+        CountDownLatch restoreMayStart = new CountDownLatch(1);
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config().setTtl(new Duration(1, HOURS)), stats, () -> awaitUninterruptibly(restoreMayStart))) {
+            byte[] target = new byte[PAGE_SIZE];
+            for (PageId pageId : asked) {
+                int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
+                if (unservable.contains(pageId)) {
+                    assertThat(read).as("corrupt or expired %s", pageId).isZero();
+                    continue;
+                }
+                assertThat(read).as("page %s", pageId).isEqualTo(TestingPages.length(pageId));
+                assertThat(Arrays.copyOf(target, read)).isEqualTo(TestingPages.content(pageId, read));
+                // a second read is a plain hit
+                assertHit(cache, pageId);
+            }
+            assertThat(stats.getRestoreProgress()).isZero();
+            assertThat(stats.getPagesRestoredOnRead()).isEqualTo(asked.size() - unservable.size());
+            assertThat(stats.getPagesRestored()).isEqualTo(asked.size() - unservable.size());
+            assertThat(stats.getRestoreDiscardedCorrupt() + stats.getRestoreDiscardedExpired()).isZero();
+
+            restoreMayStart.countDown();
+            assertThat(cache.awaitRestore(RESTORE_TIMEOUT)).isTrue();
+            // each page counted once, whichever restored it; the damaged and the expired one deleted and counted by the restore
+            assertThat(stats.getPagesRestored()).isEqualTo(pageFiles.size() - unservable.size());
+            assertThat(stats.getPagesRestoredOnRead()).isEqualTo(asked.size() - unservable.size());
+            assertThat(stats.getRestoreDiscardedCorrupt()).isEqualTo(1 + torn);
+            assertThat(stats.getRestoreDiscardedExpired()).isEqualTo(1);
+            assertThat(corrupt).doesNotExist();
+            assertThat(expired).doesNotExist();
+            assertThat(stats.getBytesRecovered()).isEqualTo(stats.getBytesCached());
+            // pages restored on read carry their file's path: a flush of their schema removes them
+            cache.invalidatePaths(path -> path.startsWith("/warehouse/s/"));
+            for (PageId pageId : asked) {
+                assertThat(cache.read(pageId, 0, PAGE_SIZE, target, 0)).isZero();
+            }
+        }
+        finally {
+            restoreMayStart.countDown();
+        }
+    }
+
+    @Test
+    void aFlushBeforeTheRestoreReachesAFileKeepsReadsFromRestoringIt()
+            throws Exception
+    {
+        List<PageId> pageIds = pageIds(intact(killWriterAfter(200)));
+        PageCacheStats stats = new PageCacheStats();
+        CountDownLatch restoreMayStart = new CountDownLatch(1);
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config(), stats, () -> awaitUninterruptibly(restoreMayStart))) {
+            cache.invalidatePaths(path -> path.startsWith("/warehouse/s/t1/"));
+            byte[] target = new byte[PAGE_SIZE];
+            for (PageId pageId : pageIds) {
+                int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
+                if (TestingPages.table(pageId.getFileId()).equals("t1")) {
+                    assertThat(read).as("flushed %s", pageId).isZero();
+                }
+                else {
+                    assertThat(read).as("page %s", pageId).isEqualTo(TestingPages.length(pageId));
+                }
+            }
+            restoreMayStart.countDown();
+            assertThat(cache.awaitRestore(RESTORE_TIMEOUT)).isTrue();
+            assertThat(stats.getRestoreDiscardedFlushed()).isPositive();
+            assertThat(pageIds(pageFiles())).allMatch(pageId -> TestingPages.table(pageId.getFileId()).equals("t2"));
+        }
+        finally {
+            restoreMayStart.countDown();
         }
     }
 
