@@ -272,7 +272,13 @@ final class LocalPageCache
     @Override
     public boolean contains(PageId pageId)
     {
-        return chooser.directoryFor(pageId.getFileId()).map(directory -> directory.contains(pageId)).orElse(false);
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            return false;
+        }
+        // a page found at startup and not restored yet counts: reading it restores it
+        PageRestore restore = restoreRunningIn(directory.get());
+        return directory.get().contains(pageId) || (restore != null && restore.waiting(pageId));
     }
 
     @Override

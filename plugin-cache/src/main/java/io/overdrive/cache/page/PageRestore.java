@@ -149,6 +149,15 @@ final class PageRestore
         }
     }
 
+    /**
+     * Whether the page's file is on disk, waiting for the restore (or for a read, which restores it): a read-ahead need not
+     * fetch it. Its checks come with the read.
+     */
+    boolean waiting(PageId pageId)
+    {
+        return !finished && directory.pagePath(pageId).map(Files::isRegularFile).orElse(false);
+    }
+
     private void restore()
             throws IOException
     {

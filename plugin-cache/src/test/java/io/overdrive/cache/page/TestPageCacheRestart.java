@@ -323,6 +323,9 @@ class TestPageCacheRestart
         CountDownLatch restoreMayStart = new CountDownLatch(1);
         try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config().setTtl(new Duration(1, HOURS)), stats, () -> awaitUninterruptibly(restoreMayStart))) {
             byte[] target = new byte[PAGE_SIZE];
+            // found on disk and not restored yet: a read-ahead need not fetch it
+            assertThat(asked).allMatch(cache::contains);
+            assertThat(cache.contains(new PageId(asked.getFirst().getFileId(), 1_000))).isFalse();
             for (PageId pageId : asked) {
                 int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
                 if (unservable.contains(pageId)) {
