@@ -23,9 +23,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Restores the pages a previous process left in a cache directory, in the background while the cache serves: a page
- * is served once it is registered. Each page is
- * registered with what a new write of it would get: its file's path (for flushes by path, schema or table), its
- * table's scope (for quotas) and its write time, the file's modification time (for {@code cache.ttl}). Its checksum is
+ * is served once it is registered. Each page is registered with what a new write of it would get: its file's path (for
+ * flushes by path, schema or table), its table's scope (for quotas) and its write time, the file's modification time
+ * (for {@code cache.ttl}). Its checksum is
  * verified once, here; hits read only the bytes they need. Torn or corrupt pages, pages whose {@link CachedFile} record
  * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Files are restored one at a
  * time; progress is counted in files. A page a reader asks for before the restore reaches it is restored there and then
