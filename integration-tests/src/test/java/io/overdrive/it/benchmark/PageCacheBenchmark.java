@@ -37,9 +37,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -78,8 +81,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Issue #16's CPU figures: every timed query also records Trino's {@code QueryStats} (the tasks' CPU, planning time
  * and planning CPU), the CPU of this JVM (coordinator, worker and client together) and of the HDFS JVM over the call
  * ({@link ProcessCpu}), and every catalog pass the HDFS requests it caused (DataNode block reads and NameNode calls,
- * counted by the HDFS process itself), and JFR samples where the JVM's CPU goes during the loopback warm passes
- * ({@link HitPathProfile}).
+ * counted by the HDFS process itself), JFR samples where the JVM's CPU goes during the loopback warm passes
+ * ({@link HitPathProfile}), and the JVM's CPU by thread group, JIT compilers and garbage collector included
+ * ({@link ThreadCpu}).
  * <p>
  * Settings (system properties): {@code overdrive.benchmark.scale} (TPC-H scale factor, default 0.1),
  * {@code overdrive.benchmark.repetitions} (warm passes per catalog, default 20),
@@ -193,6 +197,9 @@ public class PageCacheBenchmark
         private final ProcessCpu hdfsCpu;
         private final ProcessCpu trinoProc = ProcessCpu.thisJvm();
         private final Report report;
+        // during warm passes: the CPU by thread group of each catalog's queries (ThreadCpu), and the catalog being timed
+        private Map<String, Map<String, Long>> threadCpu;
+        private String timedCatalog;
         private final TestingTrinoServer worker;
 
         Bench(DistributedQueryRunner runner, DataNodeMetrics dataNodes, HdfsCluster hdfs, Report report)
@@ -255,13 +262,13 @@ public class PageCacheBenchmark
                 before = after;
             }
 
-            // warm: the catalogs interleaved, in a rotating order, so that drift and load spikes spread over all of them
+            // warm: the catalogs interleaved, in a shuffled order, so that drift, load spikes and GC spread over all of them
             Map<String, CacheCounters> warmBefore = new LinkedHashMap<>();
             TIMED_CATALOGS.forEach(catalog -> warmBefore.put(catalog, cacheCounters(catalog)));
             Map<String, CacheCounters> coordinatorBefore = new LinkedHashMap<>();
             TIMED_CATALOGS.forEach(catalog -> coordinatorBefore.put(catalog, coordinatorCacheCounters(catalog)));
             HitPathProfile profile = profiling ? HitPathProfile.start() : null;
-            warmPasses(report.warm, report.warmSamples, report.warmPasses);
+            warmPasses(report.warm, report.warmSamples, report.warmPasses, report.warmThreadCpu);
             if (profile != null) {
                 HitPathProfile.Samples samples = profile.stop();
                 report.profile.putAll(samples.categories());
@@ -296,18 +303,24 @@ public class PageCacheBenchmark
         void delayedWarmPasses()
         {
             report.readDelayMillis = readDelayMillis;
-            warmPasses(report.delayedWarm, report.delayedSamples, report.delayedPasses);
+            warmPasses(report.delayedWarm, report.delayedSamples, report.delayedPasses, report.delayedThreadCpu);
             log("delayed warm passes done");
         }
 
-        // the repeated workload's warm passes: the catalogs interleaved in rounds, in a rotating order, so that drift and
-        // load spikes spread over all three; HDFS's request counters around each catalog's pass (between queries of a
-        // pass they would cost a round trip to the HDFS process each)
-        private void warmPasses(Map<String, List<Double>> wall, Map<String, List<Sample>> samples, Map<String, HdfsCounters> passes)
+        // the repeated workload's warm passes: the catalogs interleaved in rounds, in an order shuffled per round, so that
+        // drift and load spikes spread over all of them. Shuffled, not rotated: a rotation repeats every few rounds, and
+        // the garbage collector, which runs after about the same allocation each time, then kept falling into the same
+        // catalogs' queries. HDFS's request counters around each catalog's pass (between queries of a pass they would
+        // cost a round trip to the HDFS process each)
+        private void warmPasses(Map<String, List<Double>> wall, Map<String, List<Sample>> samples, Map<String, HdfsCounters> passes, Map<String, Map<String, Long>> threads)
         {
+            threadCpu = threads;
             HdfsCounters last = hdfsCounters();
             for (int repetition = 0; repetition < repetitions; repetition++) {
-                for (String catalog : rotate(TIMED_CATALOGS, repetition)) {
+                List<String> order = new ArrayList<>(TIMED_CATALOGS);
+                Collections.shuffle(order, new Random(repetition));
+                for (String catalog : order) {
+                    timedCatalog = catalog;
                     for (Map.Entry<String, String> query : QUERIES.entrySet()) {
                         Timed timed = time(query.getValue().formatted(catalog));
                         wall.computeIfAbsent(key(catalog, query.getKey()), _ -> new ArrayList<>()).add(timed.millis());
@@ -318,6 +331,7 @@ public class PageCacheBenchmark
                     last = now;
                 }
             }
+            threadCpu = null;
         }
 
         private HdfsCounters hdfsCounters()
@@ -366,6 +380,8 @@ public class PageCacheBenchmark
         // Trino's own statistics of the query
         private Timed time(String sql)
         {
+            // outside the measured interval: reading every thread's /proc entry costs a few milliseconds
+            Map<Long, Long> threadsBefore = threadCpu == null ? Map.of() : ThreadCpu.snapshot();
             long trinoCpu = ProcessCpu.thisJvmNanos();
             long trinoSystemCpu = trinoProc.systemNanos();
             long allocated = ProcessCpu.thisJvmAllocatedBytes();
@@ -379,6 +395,9 @@ public class PageCacheBenchmark
             long allocatedBytes = ProcessCpu.thisJvmAllocatedBytes() - allocated;
             long gc = ProcessCpu.thisJvmGcMillis() - gcMillis;
             long hdfsCpuUsed = hdfsCpu.nanos() - hdfsCpuBefore;
+            if (threadCpu != null) {
+                ThreadCpu.addDifference(threadsBefore, ThreadCpu.snapshot(), threadCpu.computeIfAbsent(timedCatalog, _ -> new HashMap<>()));
+            }
             QueryStats stats = finalQueryStats(result.queryId());
             Sample sample = new Sample(wall / 1e6, stats.getTotalCpuTime().getValue(MILLISECONDS), stats.getAnalysisTime().getValue(MILLISECONDS), stats.getPlanningTime().getValue(MILLISECONDS),
                     stats.getPlanningCpuTime().getValue(MILLISECONDS), trino / 1e6, trinoSystem / 1e6, allocatedBytes / 1024.0 / 1024.0, gc, hdfsCpuUsed / 1e6);
@@ -526,15 +545,6 @@ public class PageCacheBenchmark
         return catalog + "/" + query;
     }
 
-    static List<String> rotate(List<String> values, int by)
-    {
-        List<String> rotated = new ArrayList<>();
-        for (int i = 0; i < values.size(); i++) {
-            rotated.add(values.get((i + by) % values.size()));
-        }
-        return rotated;
-    }
-
     private static long directorySize(Path directory)
     {
         if (!Files.isDirectory(directory)) {
@@ -623,6 +633,8 @@ public class PageCacheBenchmark
         final Map<String, List<Sample>> delayedSamples = new LinkedHashMap<>();
         final Map<String, HdfsCounters> warmPasses = new LinkedHashMap<>();
         final Map<String, HdfsCounters> delayedPasses = new LinkedHashMap<>();
+        final Map<String, Map<String, Long>> warmThreadCpu = new LinkedHashMap<>();
+        final Map<String, Map<String, Long>> delayedThreadCpu = new LinkedHashMap<>();
         final Map<String, CacheCounters> coordinatorCacheCounters = new LinkedHashMap<>();
         final Map<String, Long> profile = new LinkedHashMap<>();
         final Map<String, Map<String, Long>> profileLeaves = new LinkedHashMap<>();
@@ -672,6 +684,48 @@ public class PageCacheBenchmark
                 variants.put("%d ms DataNode delay".formatted(readDelayMillis), delayedSamples);
             }
             return variants;
+        }
+
+        // the Trino JVM's CPU per pass of the 5 queries by thread group, native threads included (ThreadCpu)
+        private void renderThreadCpu(StringBuilder out, Map<String, Map<String, Long>> threads)
+        {
+            if (threads.isEmpty()) {
+                return;
+            }
+            out.append("The Trino JVM's CPU per pass of the 5 queries by thread, native threads (JIT compilers, garbage collector) included: ");
+            out.append("`/proc/self/task/<tid>/stat` utime + stime around each query, summed by group, divided by the %d passes (ms):\n\n".formatted(repetitions));
+            out.append("| threads |");
+            TIMED_CATALOGS.forEach(catalog -> out.append(" %s |".formatted(label(catalog))));
+            out.append(" overdrive - fs.cache |\n|---|");
+            TIMED_CATALOGS.forEach(_ -> out.append("---:|"));
+            out.append("---:|\n");
+            for (String group : ThreadCpu.GROUPS.keySet()) {
+                out.append("| %s |".formatted(group));
+                TIMED_CATALOGS.forEach(catalog -> out.append(" %s |".formatted(formatMillis(threadMillisPerPass(threads, catalog, group)))));
+                out.append(" %+.1f |\n".formatted(threadMillisPerPass(threads, OVERDRIVE, group) - threadMillisPerPass(threads, FS_CACHE, group)));
+            }
+            out.append("| **all** |");
+            TIMED_CATALOGS.forEach(catalog -> out.append(" %s |".formatted(formatMillis(threadMillisPerPass(threads, catalog, null)))));
+            out.append(" %+.1f |\n".formatted(threadMillisPerPass(threads, OVERDRIVE, null) - threadMillisPerPass(threads, FS_CACHE, null)));
+            // the JIT compilers and the collector work for all queries at once: what they do during one query is largely
+            // what earlier ones left (classes to compile, heap to collect)
+            out.append("| **all but JIT and GC** (the queries' own threads) |");
+            TIMED_CATALOGS.forEach(catalog -> out.append(" %s |".formatted(formatMillis(ownThreadMillisPerPass(threads, catalog)))));
+            out.append(" %+.1f (ratio %.2f) |\n\n".formatted(ownThreadMillisPerPass(threads, OVERDRIVE) - ownThreadMillisPerPass(threads, FS_CACHE),
+                    ownThreadMillisPerPass(threads, OVERDRIVE) / ownThreadMillisPerPass(threads, FS_CACHE)));
+        }
+
+        private double ownThreadMillisPerPass(Map<String, Map<String, Long>> threads, String catalog)
+        {
+            return threadMillisPerPass(threads, catalog, null) - threadMillisPerPass(threads, catalog, ThreadCpu.JIT) - threadMillisPerPass(threads, catalog, ThreadCpu.GC);
+        }
+
+        // a group's (or with null every group's) CPU per pass, milliseconds
+        private double threadMillisPerPass(Map<String, Map<String, Long>> threads, String catalog, String group)
+        {
+            Map<String, Long> groups = threads.getOrDefault(catalog, Map.of());
+            long nanos = group == null ? groups.values().stream().mapToLong(Long::longValue).sum() : groups.getOrDefault(group, 0L);
+            return nanos / 1e6 / repetitions;
         }
 
         void renderCpu(StringBuilder out)
@@ -758,6 +812,7 @@ public class PageCacheBenchmark
                         sumOfPercentiles(samples, OVERDRIVE_NO_COORDINATOR, 95, Sample::wallMillis) / sumOfPercentiles(samples, FS_CACHE, 95, Sample::wallMillis),
                         formatMillis(sumOfPercentiles(samples, OVERDRIVE_NO_COORDINATOR, 50, Sample::analysisAndPlanningMillis))));
                 out.append("Stability of the sum ratios (overdrive / fs.cache) over half the rounds each: %s.\n\n".formatted(String.join("; ", halves)));
+                renderThreadCpu(out, loopback ? warmThreadCpu : delayedThreadCpu);
                 if (loopback && !profile.isEmpty()) {
                     out.append("Where the Trino JVM's CPU went during these loopback warm passes, all %d catalogs interleaved: JFR `jdk.ExecutionSample` every 10 ms ".formatted(TIMED_CATALOGS.size()));
                     out.append("(threads running Java code; native code and the kernel, such as a `read` copying a cached page, are not sampled), each sample ");
@@ -802,7 +857,7 @@ public class PageCacheBenchmark
             out.append("TPC-H Q1, Q3, Q5, Q6, Q14. First the query set once through stock `hive` and a one-row table read through every catalog, so ");
             out.append("that the JVM's code is warm and each catalog is loaded on the worker. Cold: the catalog's first pass with its cache empty, ");
             out.append("one catalog after the other, queries in that order (a later query finds the pages an earlier one read from a shared table). ");
-            out.append("Warm: %d passes per catalog, catalogs interleaved in rotating order. P50/P95 by nearest rank over the %d warm runs of each query. ".formatted(repetitions, repetitions));
+            out.append("Warm: %d passes per catalog, catalogs interleaved in an order shuffled every round. P50/P95 by nearest rank over the %d warm runs of each query. ".formatted(repetitions, repetitions));
             out.append("Milliseconds, wall clock of the client call. The HDFS files are in the OS page cache throughout: a remote read here is a loopback ");
             out.append("DataNode read, not a network or disk read.\n\n");
             out.append("| query | hive cold | hive warm P50 / P95 | fs.cache cold | fs.cache warm P50 / P95 | overdrive cold | overdrive warm P50 / P95 | overdrive P95 / fs.cache P95 |\n");

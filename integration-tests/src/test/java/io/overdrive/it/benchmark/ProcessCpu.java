@@ -87,7 +87,7 @@ final class ProcessCpu
         }
     }
 
-    private static long clockTicksPerSecond()
+    static long clockTicksPerSecond()
     {
         try {
             Process process = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
