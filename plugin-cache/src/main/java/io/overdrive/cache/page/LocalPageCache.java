@@ -265,8 +265,7 @@ final class LocalPageCache
     // while it runs, a page found at startup that it has not reached yet is restored on a read, not read from storage
     private PageRestore restoreRunningIn(PageStoreDirectory directory)
     {
-        PageRestore restore = restores.get(directory);
-        return restore != null && restore.running() ? restore : null;
+        return directory.restoring() ? restores.get(directory) : null;
     }
 
     @Override

@@ -65,7 +65,6 @@ final class PageRestore
     // records and temporary files written since are this process's own; the margin covers the file system's coarser
     // clock, and no previous process wrote anything a second before this one started
     private final long startMillis = System.currentTimeMillis() - 1000;
-    private volatile boolean finished;
 
     PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
     {
@@ -89,16 +88,9 @@ final class PageRestore
         }
         finally {
             directory.endRestore();
-            finished = true;
             stats.recordRestoreFinished();
             log.info("Restored cache directory %s in %s", directory.path(), Duration.nanosSince(start).convertToMostSuccinctTimeUnit());
         }
-    }
-
-    /** Whether the restore still runs: a page not registered yet may then be on disk, waiting for its turn. */
-    boolean running()
-    {
-        return !finished;
     }
 
     /**
@@ -108,7 +100,7 @@ final class PageRestore
      */
     boolean restoreOnRead(PageId pageId)
     {
-        if (finished) {
+        if (!directory.restoring()) {
             // it ended after the reader's miss, having registered the page meanwhile or not
             return directory.contains(pageId);
         }
@@ -155,7 +147,7 @@ final class PageRestore
      */
     boolean waiting(PageId pageId)
     {
-        return !finished && directory.pagePath(pageId).map(Files::isRegularFile).orElse(false);
+        return directory.restoring() && directory.pagePath(pageId).map(Files::isRegularFile).orElse(false);
     }
 
     private void restore()

@@ -72,9 +72,10 @@ final class PageStoreDirectory
     private final PageCacheStats stats;
     private final CachedFiles cachedFiles;
     private final AtomicLong recoveredBytes = new AtomicLong();
-    // files whose pages the restore is still registering, and whether it has ended; guarded by the metadata's write lock
+    // files whose pages the restore is still registering; guarded by the metadata's write lock
     private final Set<String> restoringFiles = new HashSet<>();
-    private boolean restoreEnded;
+    // set under the metadata's write lock, read without it by readers asking whether to restore a page themselves
+    private volatile boolean restoreEnded;
 
     private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
@@ -279,6 +280,12 @@ final class PageStoreDirectory
         finally {
             writeLock.unlock();
         }
+    }
+
+    /** Whether the restore of the pages found at startup still runs. */
+    boolean restoring()
+    {
+        return !restoreEnded;
     }
 
     void endRestore()
