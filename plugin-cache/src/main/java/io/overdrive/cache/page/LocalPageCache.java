@@ -322,15 +322,17 @@ final class LocalPageCache
         }
     }
 
+    // from every directory, not only the file's choice now: one out of use keeps its pages, and serves them again when
+    // it comes back, and pages written while it was out are in the file's second choice
     @Override
     public void deleteFile(String fileId)
     {
-        chooser.directoryFor(fileId).ifPresent(directory -> {
+        for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteFile(fileId);
             if (deleted.pages() > 0) {
                 stats.recordDelete(deleted.pages(), deleted.bytes());
             }
-        });
+        }
         fileIndex.remove(fileId);
     }
 

@@ -4,6 +4,8 @@ import alluxio.client.file.cache.PageId;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -18,8 +20,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
+import static com.google.common.collect.MoreCollectors.onlyElement;
 import static com.google.common.io.MoreFiles.deleteRecursively;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -198,6 +203,71 @@ class TestPageCacheDirectoryHealth
             assertThat(Files.readString(owner)).startsWith(ProcessHandle.current().pid() + " ");
         }
         assertThat(Files.exists(owner)).as("the claim goes with the cache").isFalse();
+    }
+
+    enum Flush
+    {
+        EXPIRE,
+        INVALIDATE_PATHS,
+        DELETE_FILE,
+    }
+
+    @ParameterizedTest
+    @EnumSource(Flush.class)
+    void fileFlushedWhileItsDirectoryIsOutOfUseIsNeverServedAgain(Flush flush)
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        // probes only when the test says so
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second)
+                .setDirectoryRetryInterval(new Duration(1, HOURS)), stats)) {
+            assertThat(cache.awaitRestore(new Duration(1, MINUTES))).isTrue();
+            PageId pageId = new PageId("file-0", 0);
+            String path = TestingPages.path(pageId.getFileId());
+            writeTablePage(cache, pageId);
+            PageStoreDirectory home = cache.directories().stream()
+                    .filter(directory -> directory.hasPages(pageId.getFileId()))
+                    .collect(onlyElement());
+            assertHit(cache, pageId);
+
+            // its disk fails: the file moves to its second choice, and is cached there too
+            home.health().disable("the test takes it out of use");
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+            writeTablePage(cache, pageId);
+            assertHit(cache, pageId);
+
+            switch (flush) {
+                case EXPIRE -> cache.expire(path);
+                case INVALIDATE_PATHS -> cache.invalidatePaths(candidate -> candidate.startsWith("/warehouse/s/"));
+                case DELETE_FILE -> cache.deleteFile(pageId.getFileId());
+            }
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+
+            // the disk works again: the file's first choice is back in use, and must not serve the flushed page
+            home.health().restore();
+            assertThat(cache.directories()).allMatch(PageStoreDirectory::isEnabled);
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).as("flushed while its directory was out of use").isZero();
+            assertThat(cache.contains(pageId)).isFalse();
+            assertThat(cache.directories()).noneMatch(directory -> directory.hasPages(pageId.getFileId()));
+
+            // and a restart does not bring it back either
+        }
+        PageCacheStats restarted = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second), restarted)) {
+            assertThat(cache.awaitRestore(new Duration(1, MINUTES))).isTrue();
+            assertThat(restarted.getPagesRestored()).isZero();
+            assertThat(cache.read(new PageId("file-0", 0), 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+        }
+    }
+
+    private static void writeTablePage(PageCache cache, PageId pageId)
+    {
+        cache.write(TestingPages.path(pageId.getFileId()), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), TestingPages.context(pageId.getFileId()));
+    }
+
+    private static void assertHit(PageCache cache, PageId pageId)
+    {
+        assertReadsBackAll(cache, List.of(pageId));
     }
 
     private static void write(PageCache cache, PageId pageId)
