@@ -1,13 +1,18 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
+import com.google.common.base.Ticker;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,6 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
 import static com.google.common.collect.MoreCollectors.onlyElement;
+import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
 import static com.google.common.io.MoreFiles.deleteRecursively;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
 import static java.util.concurrent.TimeUnit.HOURS;
@@ -203,6 +209,124 @@ class TestPageCacheDirectoryHealth
             assertThat(Files.readString(owner)).startsWith(ProcessHandle.current().pid() + " ");
         }
         assertThat(Files.exists(owner)).as("the claim goes with the cache").isFalse();
+    }
+
+    @Test
+    void interruptedWritesAreNotDiskFailures()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first).setDirectoryFailureThreshold(1), stats)) {
+            List<PageId> pages = new ArrayList<>();
+            for (int file = 0; file < 20; file++) {
+                // a split cancelled as it caches a file's first page: the file's record is being written
+                PageId firstPage = new PageId("file-" + file, 0);
+                Thread.currentThread().interrupt();
+                write(cache, firstPage);
+                assertThat(Thread.interrupted()).as("the interrupt is left for the reader").isTrue();
+                write(cache, firstPage);
+                // and as it caches a later page: the page file itself is being written (by Alluxio)
+                PageId laterPage = new PageId("file-" + file, 1);
+                Thread.currentThread().interrupt();
+                write(cache, laterPage);
+                assertThat(Thread.interrupted()).isTrue();
+                pages.add(firstPage);
+            }
+            assertThat(stats.getDirectoriesDisabled()).as("interrupts took the directory out of use").isZero();
+            assertThat(stats.getDirectoriesOutOfUse()).isZero();
+            assertThat(stats.getPutErrors()).isZero();
+            assertThat(stats.getPutsInterrupted()).isEqualTo(40);
+            assertThat(stats.getPutsRefused()).isZero();
+            assertThat(stats.getPagesWritten()).isEqualTo(20);
+            assertReadsBackAll(cache, pages);
+            byte[] target = new byte[PAGE_SIZE];
+            assertThat(cache.read(new PageId("file-0", 1), 0, PAGE_SIZE, target, 0)).as("an interrupted write caches nothing").isZero();
+        }
+    }
+
+    @Test
+    void writersInterruptedAtRandomNeverTakeTheDirectoryOutOfUse()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(400 * PAGE_SIZE, first).setDirectoryFailureThreshold(1), stats)) {
+            ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+            List<Thread> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(THREADS);
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int thread = 0; thread < THREADS; thread++) {
+                futures.add(executor.submit(() -> {
+                    writers.add(Thread.currentThread());
+                    started.countDown();
+                    awaitUninterruptibly(started);
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    byte[] target = new byte[PAGE_SIZE];
+                    for (int operation = 0; operation < 1_000; operation++) {
+                        PageId pageId = new PageId("file-" + random.nextInt(40), random.nextInt(8));
+                        if (random.nextInt(4) == 0) {
+                            // interrupted by itself, for sure, as well as by the interrupter at random
+                            Thread.currentThread().interrupt();
+                        }
+                        int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
+                        if (read > 0) {
+                            assertThat(Arrays.copyOf(target, read)).isEqualTo(TestingPages.content(pageId, TestingPages.length(pageId)));
+                        }
+                        else {
+                            write(cache, pageId);
+                        }
+                        var _ = Thread.interrupted();
+                    }
+                    return null;
+                }));
+            }
+            Thread interrupter = Thread.ofPlatform().start(() -> {
+                awaitUninterruptibly(started);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!done.get()) {
+                    writers.get(random.nextInt(writers.size())).interrupt();
+                    Thread.onSpinWait();
+                }
+            });
+            try {
+                for (Future<?> future : futures) {
+                    future.get(2, java.util.concurrent.TimeUnit.MINUTES);
+                }
+            }
+            finally {
+                done.set(true);
+                interrupter.join();
+                executor.shutdownNow();
+            }
+            assertThat(stats.getDirectoriesDisabled()).as("interrupts took the directory out of use").isZero();
+            assertThat(stats.getPutErrors()).isZero();
+            assertThat(stats.getPutsInterrupted()).isPositive();
+            assertThat(stats.getGetErrors()).isZero();
+            assertThat(stats.getHits()).isPositive();
+        }
+    }
+
+    @Test
+    void interruptsAreNotDiskFailures()
+    {
+        PageCacheStats stats = new PageCacheStats();
+        DirectoryHealth health = new DirectoryHealth(first, 1, new Duration(1, SECONDS), Ticker.systemTicker(), stats);
+        health.failed("write", new IOException("Failed to write file", new ClosedByInterruptException()));
+        health.failed("read", new ClosedByInterruptException());
+        health.failed("read", new InterruptedIOException());
+        health.failed("read", new UncheckedIOException(new IOException("wrapped", new ClosedByInterruptException())));
+        Thread.currentThread().interrupt();
+        try {
+            health.failed("restore", new IOException("failed while this thread was interrupted"));
+        }
+        finally {
+            assertThat(Thread.interrupted()).isTrue();
+        }
+        assertThat(health.isEnabled()).isTrue();
+        assertThat(stats.getDirectoriesDisabled()).isZero();
+
+        health.failed("read", new IOException("Input/output error"));
+        assertThat(health.isEnabled()).isFalse();
     }
 
     enum Flush
