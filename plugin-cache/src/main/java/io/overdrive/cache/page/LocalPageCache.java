@@ -201,7 +201,7 @@ final class LocalPageCache
         }
     }
 
-    // creates the directory if needed; an unusable one is reported, not fatal
+    // creates the directory if needed, readable by this user only; an unusable one is reported, not fatal
     private static Optional<String> prepare(Path path)
     {
         try {
@@ -209,6 +209,12 @@ final class LocalPageCache
         }
         catch (IOException | RuntimeException e) {
             return Optional.of("cannot create it: " + e.getMessage());
+        }
+        try {
+            OwnerOnly.restrictDirectory(path);
+        }
+        catch (IOException | RuntimeException e) {
+            log.warn("Cannot make Overdrive cache directory %s readable by this user only (%s): other users of the host may read the cached pages there. Let the Trino user own it, or make it rwx------", path, e);
         }
         if (!Files.isWritable(path) || !Files.isReadable(path)) {
             return Optional.of("it is not readable and writable by this process");

@@ -15,15 +15,19 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
 import static com.google.common.collect.MoreCollectors.onlyElement;
 import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
@@ -327,6 +331,35 @@ class TestPageCacheDirectoryHealth
 
         health.failed("read", new IOException("Input/output error"));
         assertThat(health.isEnabled()).isFalse();
+    }
+
+    @Test
+    void cachedPagesAreReadableByTheTrinoUserOnly()
+            throws Exception
+    {
+        // a catalog directory an earlier version created with the umask's permissions
+        Path catalogDirectory = Files.createDirectories(TestingPages.catalogDirectory(first), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Set<PosixFilePermission> basePermissions = Files.getPosixFilePermissions(first);
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second), new PageCacheStats())) {
+            for (int file = 0; file < 10; file++) {
+                writeTablePage(cache, new PageId("file-" + file, 0));
+            }
+            for (Path base : List.of(first, second)) {
+                Path directory = TestingPages.catalogDirectory(base);
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory))).as("%s", directory).isEqualTo("rwx------");
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(DirectoryOwner.FILE_NAME)))).isEqualTo("rw-------");
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(DirectoryOwner.LOCK_FILE_NAME)))).isEqualTo("rw-------");
+                try (Stream<Path> files = Files.walk(directory.resolve(CachedFiles.DIRECTORY))) {
+                    List<Path> records = files.filter(Files::isRegularFile).toList();
+                    assertThat(records).isNotEmpty();
+                    for (Path record : records) {
+                        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(record))).as("%s", record).isEqualTo("rw-------");
+                    }
+                }
+            }
+        }
+        assertThat(Files.getPosixFilePermissions(catalogDirectory)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(first)).as("cache.base-directory itself is the operator's").isEqualTo(basePermissions);
     }
 
     enum Flush
