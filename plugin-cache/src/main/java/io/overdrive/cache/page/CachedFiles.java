@@ -40,7 +40,8 @@ final class CachedFiles
         Files.createDirectories(target.getParent());
         Path temporary = target.resolveSibling(fileId + "." + UUID.randomUUID() + TEMPORARY_SUFFIX);
         try {
-            Files.write(temporary, file.encode());
+            // readable by the Trino user only, as the pages (OwnerOnly)
+            OwnerOnly.createFile(temporary, file.encode());
             Files.move(temporary, target, ATOMIC_MOVE, REPLACE_EXISTING);
         }
         finally {

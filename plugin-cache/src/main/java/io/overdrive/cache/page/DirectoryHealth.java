@@ -1,9 +1,13 @@
 package io.overdrive.cache.page;
 
+import com.google.common.base.Throwables;
 import com.google.common.base.Ticker;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
 
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,7 +19,8 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * Whether a cache directory is in use. Consecutive I/O failures past a threshold take it out of use; after a back-off
  * it is probed, and a probe that works puts it back. The back-off starts at {@code cache.directory-retry-interval} and
  * doubles after each failed probe (and after each relapse soon after coming back), up to {@link #MAX_BACKOFF} or the
- * interval, whichever is longer, so a dead disk costs a probe now and then, never a stream of failing reads.
+ * interval, whichever is longer, so a dead disk costs a probe now and then, never a stream of failing reads. An
+ * interrupt (a cancelled query) is no failure ({@link #isInterrupt}).
  */
 final class DirectoryHealth
 {
@@ -62,9 +67,29 @@ final class DirectoryHealth
 
     void failed(String operation, Throwable cause)
     {
+        if (isInterrupt(cause)) {
+            // a cancelled query or split stopped the operation: that says nothing about the disk
+            return;
+        }
         if (consecutiveFailures.incrementAndGet() >= failureThreshold) {
             disable("%s consecutive I/O errors, the last one on %s: %s".formatted(failureThreshold, operation, cause));
         }
+    }
+
+    /**
+     * Whether a failure is an interrupt of the thread rather than an I/O error: a file channel closed by the interrupt
+     * ({@link ClosedByInterruptException}, also wrapped, as Alluxio wraps what its page store throws), an interrupted
+     * operation, or any failure on a thread that is interrupted now. A cancelled query or split interrupts the thread
+     * that reads (and caches) its pages.
+     */
+    static boolean isInterrupt(Throwable cause)
+    {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        return Throwables.getCausalChain(cause).stream().anyMatch(throwable -> throwable instanceof ClosedByInterruptException
+                || throwable instanceof InterruptedException
+                || (throwable instanceof InterruptedIOException && !(throwable instanceof SocketTimeoutException)));
     }
 
     /** Takes the directory out of use until a probe finds it working again. */

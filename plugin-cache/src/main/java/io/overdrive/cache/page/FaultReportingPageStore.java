@@ -31,8 +31,8 @@ final class FaultReportingPageStore
     private volatile PageStore delegate;
     private final DirectoryHealth health;
     private final PageCacheStats stats;
-    // set when an operation on this thread failed with an I/O error: the cache manager answers a failed put with the
-    // same false as a declined one, and a failed get with the same -1 as a lost page
+    // set when an operation on this thread failed with an I/O error or an interrupt (counted here): the cache manager
+    // answers a failed put with the same false as a declined one, and a failed get with the same -1 as a lost page
     private final ThreadLocal<Boolean> failedOnThisThread = ThreadLocal.withInitial(() -> false);
 
     FaultReportingPageStore(PageStore delegate, DirectoryHealth health, PageCacheStats stats)
@@ -53,7 +53,7 @@ final class FaultReportingPageStore
         this.delegate = requireNonNull(delegate, "delegate is null");
     }
 
-    /** Whether an operation on this thread failed with an I/O error since the last call; clears the flag. */
+    /** Whether an operation on this thread failed (an I/O error or an interrupt) since the last call; clears the flag. */
     boolean takeFailure()
     {
         boolean failed = failedOnThisThread.get();
@@ -77,6 +77,12 @@ final class FaultReportingPageStore
         }
         catch (IOException | RuntimeException e) {
             failedOnThisThread.set(true);
+            if (DirectoryHealth.isInterrupt(e)) {
+                // a cancelled query or split, not the disk: the page is not cached, and no step is taken toward taking
+                // the directory out of use
+                stats.recordPutInterrupted();
+                throw e;
+            }
             stats.recordPutError();
             health.failed("write", e);
             throw e;
@@ -124,8 +130,11 @@ final class FaultReportingPageStore
         }
         catch (IOException | RuntimeException e) {
             failedOnThisThread.set(true);
-            stats.recordGetError();
-            health.failed("read", e);
+            if (!DirectoryHealth.isInterrupt(e)) {
+                // an interrupted read is a miss, no error (Alluxio reads pages with RandomAccessFile, which interrupts do not stop)
+                stats.recordGetError();
+                health.failed("read", e);
+            }
             throw e;
         }
     }

@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
@@ -52,7 +52,7 @@ final class LocalPageCache
     // per directory, by identity
     private final Map<PageStoreDirectory, PageRestore> restores = new IdentityHashMap<>();
     // what flushes removed while a restore runs, so that it does not bring back pages of those files
-    private final List<Predicate<String>> flushesDuringRestore = new CopyOnWriteArrayList<>();
+    private final FlushesDuringRestore flushesDuringRestore;
     private volatile boolean closed;
 
     /**
@@ -73,6 +73,7 @@ final class LocalPageCache
         requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.pageSize = Math.toIntExact(config.getPageSize().toBytes());
+        this.flushesDuringRestore = new FlushesDuringRestore(catalog);
         this.writeGate = new WriteGate(config, stats);
         this.quotas = new CacheQuotas(config.getSchemaQuota(), config.getTableQuota(), stats);
         this.directories = openDirectories(catalog, config, stats);
@@ -103,7 +104,7 @@ final class LocalPageCache
             @Override
             public boolean flushed(String path)
             {
-                return flushesDuringRestore.stream().anyMatch(flush -> flush.test(path));
+                return flushesDuringRestore.flushed(path);
             }
 
             @Override
@@ -121,12 +122,24 @@ final class LocalPageCache
         for (PageStoreDirectory directory : directories) {
             restores.put(directory, new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed));
         }
+        // once every restore has ended (each withdraws what it had not registered), flushes need not be remembered
+        AtomicInteger running = new AtomicInteger(directories.size());
+        if (directories.isEmpty()) {
+            flushesDuringRestore.end();
+        }
         for (PageStoreDirectory directory : directories) {
             stats.recordRestoreStarted();
             PageRestore restore = restores.get(directory);
             executor.execute(() -> {
-                beforeRestore.run();
-                restore.run();
+                try {
+                    beforeRestore.run();
+                    restore.run();
+                }
+                finally {
+                    if (running.decrementAndGet() == 0) {
+                        flushesDuringRestore.end();
+                    }
+                }
             });
         }
         executor.shutdown();
@@ -188,7 +201,7 @@ final class LocalPageCache
         }
     }
 
-    // creates the directory if needed; an unusable one is reported, not fatal
+    // creates the directory if needed, readable by this user only; an unusable one is reported, not fatal
     private static Optional<String> prepare(Path path)
     {
         try {
@@ -196,6 +209,12 @@ final class LocalPageCache
         }
         catch (IOException | RuntimeException e) {
             return Optional.of("cannot create it: " + e.getMessage());
+        }
+        try {
+            OwnerOnly.restrictDirectory(path);
+        }
+        catch (IOException | RuntimeException e) {
+            log.warn("Cannot make Overdrive cache directory %s readable by this user only (%s): other users of the host may read the cached pages there. Let the Trino user own it, or make it rwx------", path, e);
         }
         if (!Files.isWritable(path) || !Files.isReadable(path)) {
             return Optional.of("it is not readable and writable by this process");
@@ -322,22 +341,24 @@ final class LocalPageCache
         }
     }
 
+    // from every directory, not only the file's choice now: one out of use keeps its pages, and serves them again when
+    // it comes back, and pages written while it was out are in the file's second choice
     @Override
     public void deleteFile(String fileId)
     {
-        chooser.directoryFor(fileId).ifPresent(directory -> {
+        for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteFile(fileId);
             if (deleted.pages() > 0) {
                 stats.recordDelete(deleted.pages(), deleted.bytes());
             }
-        });
+        }
         fileIndex.remove(fileId);
     }
 
     @Override
     public void expire(String path)
     {
-        rememberDuringRestore(path::equals);
+        flushesDuringRestore.path(path);
         for (String fileId : fileIndex.fileIds(path)) {
             deleteFile(fileId);
         }
@@ -346,7 +367,7 @@ final class LocalPageCache
     @Override
     public void invalidatePaths(Predicate<String> paths)
     {
-        rememberDuringRestore(paths);
+        flushesDuringRestore.paths(paths);
         for (String fileId : fileIndex.fileIds(paths)) {
             deleteFile(fileId);
         }
@@ -355,19 +376,12 @@ final class LocalPageCache
     @Override
     public void invalidateAll()
     {
-        rememberDuringRestore(_ -> true);
+        flushesDuringRestore.everything();
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteAll();
             stats.recordDelete(deleted.pages(), deleted.bytes());
         }
         fileIndex.clear();
-    }
-
-    private void rememberDuringRestore(Predicate<String> flushed)
-    {
-        if (!restorer.isTerminated()) {
-            flushesDuringRestore.add(flushed);
-        }
     }
 
     private record DirectoriesUsage(List<PageStoreDirectory> directories, FileIndex fileIndex)
@@ -408,6 +422,12 @@ final class LocalPageCache
         {
             return directories.stream().filter(directory -> !directory.isEnabled()).count();
         }
+    }
+
+    /** An estimate of the heap the flushes remembered during the restore hold (0 once it has ended). */
+    long flushesDuringRestoreRetainedBytes()
+    {
+        return flushesDuringRestore.retainedBytes();
     }
 
     List<PageStoreDirectory> directories()

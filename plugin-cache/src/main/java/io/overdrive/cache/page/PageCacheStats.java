@@ -21,6 +21,7 @@ public class PageCacheStats
     private final AtomicLong pagesDeleted = new AtomicLong();
     private final AtomicLong getErrors = new AtomicLong();
     private final AtomicLong putErrors = new AtomicLong();
+    private final AtomicLong putsInterrupted = new AtomicLong();
     private final AtomicLong corruptPages = new AtomicLong();
     private final AtomicLong admissionRejections = new AtomicLong();
     private final AtomicLong rateLimitRejections = new AtomicLong();
@@ -197,6 +198,11 @@ public class PageCacheStats
     public void recordPutError()
     {
         putErrors.incrementAndGet();
+    }
+
+    public void recordPutInterrupted()
+    {
+        putsInterrupted.incrementAndGet();
     }
 
     public void recordCorruptPage()
@@ -410,6 +416,12 @@ public class PageCacheStats
     public long getPutErrors()
     {
         return putErrors.get();
+    }
+
+    @Managed(description = "Cache writes cut short by an interrupt of the reading thread (a cancelled query or split): the page was not cached; not an I/O error")
+    public long getPutsInterrupted()
+    {
+        return putsInterrupted.get();
     }
 
     @Managed(description = "Pages that failed their checksum, or whose files were found short or missing, and were discarded")

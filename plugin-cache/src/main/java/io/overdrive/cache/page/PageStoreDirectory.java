@@ -51,7 +51,7 @@ final class PageStoreDirectory
         WRITTEN,
         /** Declined by the cache manager with nothing wrong: already present or queued, a lost race, no room. */
         REFUSED,
-        /** An I/O error: counted toward taking the directory out of use. */
+        /** An I/O error, counted toward taking the directory out of use; or an interrupt, which is not. */
         FAILED,
     }
 
@@ -395,8 +395,7 @@ final class PageStoreDirectory
                 cachedFiles.write(pageId.getFileId(), file);
             }
             catch (IOException | RuntimeException e) {
-                stats.recordPutError();
-                health.failed("write", e);
+                recordWriteFailure(e);
                 return WriteResult.FAILED;
             }
         }
@@ -408,10 +407,20 @@ final class PageStoreDirectory
             return store.takeFailure() ? WriteResult.FAILED : WriteResult.REFUSED;
         }
         catch (RuntimeException e) {
-            stats.recordPutError();
-            health.failed("write", e);
+            recordWriteFailure(e);
             return WriteResult.FAILED;
         }
+    }
+
+    // an interrupt (a cancelled query or split) is no I/O error, and does not count toward taking the directory out of use
+    private void recordWriteFailure(Exception e)
+    {
+        if (DirectoryHealth.isInterrupt(e)) {
+            stats.recordPutInterrupted();
+            return;
+        }
+        stats.recordPutError();
+        health.failed("write", e);
     }
 
     boolean deletePage(PageId pageId)

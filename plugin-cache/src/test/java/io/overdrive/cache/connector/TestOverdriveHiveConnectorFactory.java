@@ -45,10 +45,12 @@ import java.util.Set;
 import java.util.stream.IntStream;
 
 import static com.google.common.collect.ImmutableSet.toImmutableSet;
+import static com.google.common.base.Throwables.getStackTraceAsString;
 import static com.google.common.collect.Iterables.getOnlyElement;
 import static io.trino.testing.connector.TestingConnectorSession.SESSION;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 class TestOverdriveHiveConnectorFactory
 {
@@ -275,6 +277,42 @@ class TestOverdriveHiveConnectorFactory
                 .buildOrThrow();
         assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", properties, workerContext(false)))
                 .hasStackTraceContaining("cache.enabled=true (Overdrive's page cache) and fs.cache.enabled=true (Trino's file system cache) cannot be used in one catalog");
+    }
+
+    @Test
+    void perUserStorageCredentialsAreRefusedWithTheCacheOnEveryNode()
+            throws Exception
+    {
+        Path mapping = Files.writeString(warehouse.resolve("s3-mapping.json"), "{\"mappings\": [{\"user\": \"alice\", \"accessKey\": \"a\", \"secretKey\": \"b\"}]}");
+        Map<String, String> cache = with(hiveProperties(), Map.of(
+                "cache.enabled", "true",
+                "cache.base-directory", warehouse.resolve("cache").toString(),
+                "cache.max-size", "64MB"));
+        Map<Map<String, String>, String> perUser = Map.of(
+                Map.of("fs.hadoop.enabled", "true", "hive.hdfs.impersonation.enabled", "true"), "hive.hdfs.impersonation.enabled=true",
+                Map.of("fs.s3.enabled", "true", "s3.region", "us-east-1", "s3.security-mapping.enabled", "true", "s3.security-mapping.config-file", mapping.toString()), "s3.security-mapping.enabled=true",
+                Map.of("fs.gcs.enabled", "true", "gcs.auth-type", "access_token"), "gcs.auth-type=ACCESS_TOKEN");
+        perUser.forEach((storage, property) -> {
+            // on workers and on the coordinator alike: its memory tier (cache.coordinator.*) is on with cache.enabled=true
+            for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(true), coordinatorContext(false))) {
+                assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", with(cache, storage), context))
+                        .as("%s", storage)
+                        .hasStackTraceContaining("cache.enabled=true (Overdrive's cache) cannot be used with %s".formatted(property))
+                        .hasStackTraceContaining("set cache.enabled=false in this catalog");
+            }
+            // a dry run serves nothing: it is allowed
+            Throwable dryRun = catchThrowable(() -> new OverdriveHiveConnectorFactory().create("lake", with(with(cache, storage), Map.of("cache.dry-run", "true")), workerContext(false)).shutdown());
+            if (dryRun != null) {
+                assertThat(getStackTraceAsString(dryRun)).as("%s", storage).doesNotContain("cannot be used with " + property);
+            }
+            // and without the cache, the catalog is stock Hive's
+            Throwable noCache = catchThrowable(() -> new OverdriveHiveConnectorFactory().create("lake", with(hiveProperties(), storage), workerContext(false)).shutdown());
+            if (noCache != null) {
+                assertThat(getStackTraceAsString(noCache)).as("%s", storage).doesNotContain("cannot be used with " + property);
+            }
+        });
+        // the same values turned off are fine
+        new OverdriveHiveConnectorFactory().create("lake", with(cache, Map.of("fs.gcs.enabled", "true", "gcs.auth-type", "APPLICATION_DEFAULT")), workerContext(false)).shutdown();
     }
 
     @Test

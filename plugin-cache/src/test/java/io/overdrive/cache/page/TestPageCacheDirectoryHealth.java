@@ -1,25 +1,40 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
+import com.google.common.base.Ticker;
 import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
+import static com.google.common.collect.MoreCollectors.onlyElement;
+import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
 import static com.google.common.io.MoreFiles.deleteRecursively;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -198,6 +213,218 @@ class TestPageCacheDirectoryHealth
             assertThat(Files.readString(owner)).startsWith(ProcessHandle.current().pid() + " ");
         }
         assertThat(Files.exists(owner)).as("the claim goes with the cache").isFalse();
+    }
+
+    @Test
+    void interruptedWritesAreNotDiskFailures()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(200 * PAGE_SIZE, first).setDirectoryFailureThreshold(1), stats)) {
+            List<PageId> pages = new ArrayList<>();
+            for (int file = 0; file < 20; file++) {
+                // a split cancelled as it caches a file's first page: the file's record is being written
+                PageId firstPage = new PageId("file-" + file, 0);
+                Thread.currentThread().interrupt();
+                write(cache, firstPage);
+                assertThat(Thread.interrupted()).as("the interrupt is left for the reader").isTrue();
+                write(cache, firstPage);
+                // and as it caches a later page: the page file itself is being written (by Alluxio)
+                PageId laterPage = new PageId("file-" + file, 1);
+                Thread.currentThread().interrupt();
+                write(cache, laterPage);
+                assertThat(Thread.interrupted()).isTrue();
+                pages.add(firstPage);
+            }
+            assertThat(stats.getDirectoriesDisabled()).as("interrupts took the directory out of use").isZero();
+            assertThat(stats.getDirectoriesOutOfUse()).isZero();
+            assertThat(stats.getPutErrors()).isZero();
+            assertThat(stats.getPutsInterrupted()).isEqualTo(40);
+            assertThat(stats.getPutsRefused()).isZero();
+            assertThat(stats.getPagesWritten()).isEqualTo(20);
+            assertReadsBackAll(cache, pages);
+            byte[] target = new byte[PAGE_SIZE];
+            assertThat(cache.read(new PageId("file-0", 1), 0, PAGE_SIZE, target, 0)).as("an interrupted write caches nothing").isZero();
+        }
+    }
+
+    @Test
+    void writersInterruptedAtRandomNeverTakeTheDirectoryOutOfUse()
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(400 * PAGE_SIZE, first).setDirectoryFailureThreshold(1), stats)) {
+            ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+            List<Thread> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch started = new CountDownLatch(THREADS);
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int thread = 0; thread < THREADS; thread++) {
+                futures.add(executor.submit(() -> {
+                    writers.add(Thread.currentThread());
+                    started.countDown();
+                    awaitUninterruptibly(started);
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    byte[] target = new byte[PAGE_SIZE];
+                    for (int operation = 0; operation < 1_000; operation++) {
+                        PageId pageId = new PageId("file-" + random.nextInt(40), random.nextInt(8));
+                        if (random.nextInt(4) == 0) {
+                            // interrupted by itself, for sure, as well as by the interrupter at random
+                            Thread.currentThread().interrupt();
+                        }
+                        int read = cache.read(pageId, 0, PAGE_SIZE, target, 0);
+                        if (read > 0) {
+                            assertThat(Arrays.copyOf(target, read)).isEqualTo(TestingPages.content(pageId, TestingPages.length(pageId)));
+                        }
+                        else {
+                            write(cache, pageId);
+                        }
+                        var _ = Thread.interrupted();
+                    }
+                    return null;
+                }));
+            }
+            Thread interrupter = Thread.ofPlatform().start(() -> {
+                awaitUninterruptibly(started);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (!done.get()) {
+                    writers.get(random.nextInt(writers.size())).interrupt();
+                    Thread.onSpinWait();
+                }
+            });
+            try {
+                for (Future<?> future : futures) {
+                    future.get(2, java.util.concurrent.TimeUnit.MINUTES);
+                }
+            }
+            finally {
+                done.set(true);
+                interrupter.join();
+                executor.shutdownNow();
+            }
+            assertThat(stats.getDirectoriesDisabled()).as("interrupts took the directory out of use").isZero();
+            assertThat(stats.getPutErrors()).isZero();
+            assertThat(stats.getPutsInterrupted()).isPositive();
+            assertThat(stats.getGetErrors()).isZero();
+            assertThat(stats.getHits()).isPositive();
+        }
+    }
+
+    @Test
+    void interruptsAreNotDiskFailures()
+    {
+        PageCacheStats stats = new PageCacheStats();
+        DirectoryHealth health = new DirectoryHealth(first, 1, new Duration(1, SECONDS), Ticker.systemTicker(), stats);
+        health.failed("write", new IOException("Failed to write file", new ClosedByInterruptException()));
+        health.failed("read", new ClosedByInterruptException());
+        health.failed("read", new InterruptedIOException());
+        health.failed("read", new UncheckedIOException(new IOException("wrapped", new ClosedByInterruptException())));
+        Thread.currentThread().interrupt();
+        try {
+            health.failed("restore", new IOException("failed while this thread was interrupted"));
+        }
+        finally {
+            assertThat(Thread.interrupted()).isTrue();
+        }
+        assertThat(health.isEnabled()).isTrue();
+        assertThat(stats.getDirectoriesDisabled()).isZero();
+
+        health.failed("read", new IOException("Input/output error"));
+        assertThat(health.isEnabled()).isFalse();
+    }
+
+    @Test
+    void cachedPagesAreReadableByTheTrinoUserOnly()
+            throws Exception
+    {
+        // a catalog directory an earlier version created with the umask's permissions
+        Path catalogDirectory = Files.createDirectories(TestingPages.catalogDirectory(first), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Set<PosixFilePermission> basePermissions = Files.getPosixFilePermissions(first);
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second), new PageCacheStats())) {
+            for (int file = 0; file < 10; file++) {
+                writeTablePage(cache, new PageId("file-" + file, 0));
+            }
+            for (Path base : List.of(first, second)) {
+                Path directory = TestingPages.catalogDirectory(base);
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory))).as("%s", directory).isEqualTo("rwx------");
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(DirectoryOwner.FILE_NAME)))).isEqualTo("rw-------");
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(DirectoryOwner.LOCK_FILE_NAME)))).isEqualTo("rw-------");
+                try (Stream<Path> files = Files.walk(directory.resolve(CachedFiles.DIRECTORY))) {
+                    List<Path> records = files.filter(Files::isRegularFile).toList();
+                    assertThat(records).isNotEmpty();
+                    for (Path record : records) {
+                        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(record))).as("%s", record).isEqualTo("rw-------");
+                    }
+                }
+            }
+        }
+        assertThat(Files.getPosixFilePermissions(catalogDirectory)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(first)).as("cache.base-directory itself is the operator's").isEqualTo(basePermissions);
+    }
+
+    enum Flush
+    {
+        EXPIRE,
+        INVALIDATE_PATHS,
+        DELETE_FILE,
+    }
+
+    @ParameterizedTest
+    @EnumSource(Flush.class)
+    void fileFlushedWhileItsDirectoryIsOutOfUseIsNeverServedAgain(Flush flush)
+            throws Exception
+    {
+        PageCacheStats stats = new PageCacheStats();
+        // probes only when the test says so
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second)
+                .setDirectoryRetryInterval(new Duration(1, HOURS)), stats)) {
+            assertThat(cache.awaitRestore(new Duration(1, MINUTES))).isTrue();
+            PageId pageId = new PageId("file-0", 0);
+            String path = TestingPages.path(pageId.getFileId());
+            writeTablePage(cache, pageId);
+            PageStoreDirectory home = cache.directories().stream()
+                    .filter(directory -> directory.hasPages(pageId.getFileId()))
+                    .collect(onlyElement());
+            assertHit(cache, pageId);
+
+            // its disk fails: the file moves to its second choice, and is cached there too
+            home.health().disable("the test takes it out of use");
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+            writeTablePage(cache, pageId);
+            assertHit(cache, pageId);
+
+            switch (flush) {
+                case EXPIRE -> cache.expire(path);
+                case INVALIDATE_PATHS -> cache.invalidatePaths(candidate -> candidate.startsWith("/warehouse/s/"));
+                case DELETE_FILE -> cache.deleteFile(pageId.getFileId());
+            }
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+
+            // the disk works again: the file's first choice is back in use, and must not serve the flushed page
+            home.health().restore();
+            assertThat(cache.directories()).allMatch(PageStoreDirectory::isEnabled);
+            assertThat(cache.read(pageId, 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).as("flushed while its directory was out of use").isZero();
+            assertThat(cache.contains(pageId)).isFalse();
+            assertThat(cache.directories()).noneMatch(directory -> directory.hasPages(pageId.getFileId()));
+
+            // and a restart does not bring it back either
+        }
+        PageCacheStats restarted = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(100 * PAGE_SIZE, first, second), restarted)) {
+            assertThat(cache.awaitRestore(new Duration(1, MINUTES))).isTrue();
+            assertThat(restarted.getPagesRestored()).isZero();
+            assertThat(cache.read(new PageId("file-0", 0), 0, PAGE_SIZE, new byte[PAGE_SIZE], 0)).isZero();
+        }
+    }
+
+    private static void writeTablePage(PageCache cache, PageId pageId)
+    {
+        cache.write(TestingPages.path(pageId.getFileId()), pageId, ByteBuffer.wrap(TestingPages.content(pageId, TestingPages.length(pageId))), TestingPages.context(pageId.getFileId()));
+    }
+
+    private static void assertHit(PageCache cache, PageId pageId)
+    {
+        assertReadsBackAll(cache, List.of(pageId));
     }
 
     private static void write(PageCache cache, PageId pageId)

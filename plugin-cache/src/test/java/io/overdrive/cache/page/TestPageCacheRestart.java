@@ -392,6 +392,57 @@ class TestPageCacheRestart
         }
     }
 
+    @Test
+    void manyFlushesDuringARestoreAreRememberedInBoundedMemoryAndForgottenWhenItEnds()
+            throws Exception
+    {
+        Process writer = startWriter(200, "exit");
+        assertThat(writer.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        assertThat(writer.exitValue()).isZero();
+        List<PageId> pageIds = pageIds(pageFiles());
+        assertThat(pageIds).hasSize(200);
+
+        PageCacheStats stats = new PageCacheStats();
+        CountDownLatch restoreMayStart = new CountDownLatch(1);
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config(), stats, () -> awaitUninterruptibly(restoreMayStart))) {
+            // a busy catalog while the restore is held back: every file written through it expires its path
+            for (int file = 0; file < 100_000; file++) {
+                cache.expire("/warehouse/s/t3/written-by-a-long-running-insert-" + file);
+            }
+            // and the files of table t1 are rewritten, and expired, before the restore reaches them
+            pageIds.stream()
+                    .map(PageId::getFileId)
+                    .filter(fileId -> TestingPages.table(fileId).equals("t1"))
+                    .distinct()
+                    .forEach(fileId -> cache.expire(TestingPages.path(fileId)));
+            cache.invalidatePaths(path -> path.startsWith("/warehouse/s/t4/"));
+            assertThat(cache.flushesDuringRestoreRetainedBytes()).isLessThan(DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes());
+
+            restoreMayStart.countDown();
+            assertThat(cache.awaitRestore(RESTORE_TIMEOUT)).isTrue();
+            assertThat(cache.flushesDuringRestoreRetainedBytes()).as("forgotten when the restore ends").isZero();
+            long t1Pages = pageIds.stream().filter(pageId -> TestingPages.table(pageId.getFileId()).equals("t1")).count();
+            assertThat(t1Pages).isPositive();
+            assertThat(stats.getRestoreDiscardedFlushed()).isEqualTo(t1Pages);
+            assertThat(stats.getPagesRestored()).isEqualTo(pageIds.size() - t1Pages);
+            byte[] target = new byte[PAGE_SIZE];
+            for (PageId pageId : pageIds) {
+                if (TestingPages.table(pageId.getFileId()).equals("t1")) {
+                    assertThat(cache.read(pageId, 0, PAGE_SIZE, target, 0)).as("flushed %s", pageId).isZero();
+                }
+                else {
+                    assertHit(cache, pageId);
+                }
+            }
+            // a flush after the restore is not remembered
+            cache.expire("/warehouse/s/t3/written-after-the-restore");
+            assertThat(cache.flushesDuringRestoreRetainedBytes()).isZero();
+        }
+        finally {
+            restoreMayStart.countDown();
+        }
+    }
+
     private PageCacheConfig config()
     {
         return TestingPages.config(100_000L * PAGE_SIZE, directory);

@@ -53,7 +53,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * Everything under the catalog's subdirectory is counted, not only the page tree: a stray file (a temporary, a probe
  * page) would take space all the same. Outside the page tree there are only the directory's claim
- * ({@link DirectoryOwner#FILE_NAME}, a few bytes, added to the bound) and the file records ({@link CachedFiles}, one
+ * ({@link DirectoryOwner#FILE_NAME}, a few bytes, added to the bound, and its empty {@link DirectoryOwner#LOCK_FILE_NAME}) and the file records ({@link CachedFiles}, one
  * small file per cached file, documented as outside {@code cache.max-size}, so not summed); any other is reported.
  * <p>
  * A walk is not a snapshot: it may count a victim seen early and the page that replaced it seen late, although the two
@@ -275,7 +275,7 @@ class TestPageCacheSizeBound
         Map<PageId, Long> pages = new HashMap<>();
         try (var files = Files.walk(directory)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
-                if (file.equals(directory.resolve(DirectoryOwner.FILE_NAME)) || file.startsWith(directory.resolve(CachedFiles.DIRECTORY))) {
+                if (file.equals(directory.resolve(DirectoryOwner.FILE_NAME)) || file.equals(directory.resolve(DirectoryOwner.LOCK_FILE_NAME)) || file.startsWith(directory.resolve(CachedFiles.DIRECTORY))) {
                     continue;
                 }
                 assertThat(file.startsWith(tree)).as("%s is a page file", file).isTrue();
@@ -336,6 +336,7 @@ class TestPageCacheSizeBound
             Files.writeString(marker, "now");
             FileTime walkStart = Files.getLastModifiedTime(marker);
             Path owner = directory.resolve(DirectoryOwner.FILE_NAME);
+            Path lock = directory.resolve(DirectoryOwner.LOCK_FILE_NAME);
             Path pageRoot = directory.resolve("LOCAL");
             Path records = directory.resolve(CachedFiles.DIRECTORY);
             long[] sums = new long[2];
@@ -350,7 +351,7 @@ class TestPageCacheSizeBound
                     if (file.startsWith(records)) {
                         return FileVisitResult.CONTINUE;
                     }
-                    if (!file.startsWith(pageRoot) && !file.equals(owner)) {
+                    if (!file.startsWith(pageRoot) && !file.equals(owner) && !file.equals(lock)) {
                         strayFiles.add(file);
                     }
                     sums[0] += attributes.size();
