@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -226,6 +232,75 @@ class TestPageCacheChecksums
                     assertThat(target).as("seed %s, %s after the restart", seed, page).isEqualTo(content);
                 }
             }
+        }
+    }
+
+    /**
+     * Many readers of random ranges of multi-chunk pages (each offering the page again on a miss) while another thread
+     * damages page files: every read returns the storage's bytes, however the damage interleaves with the reads.
+     */
+    @Test
+    void concurrentReadersNeverSeeDamagedBytes()
+            throws Exception
+    {
+        int threads = 8;
+        PageCacheStats stats = new PageCacheStats();
+        List<PageId> pages = new ArrayList<>();
+        for (int index = 0; index < 12; index++) {
+            pages.add(new PageId("file-" + index % 3, index));
+        }
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config(), stats)) {
+            ExecutorService executor = Executors.newFixedThreadPool(threads + 1);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                AtomicBoolean readersDone = new AtomicBoolean();
+                List<Future<?>> readers = new ArrayList<>();
+                for (int thread = 0; thread < threads; thread++) {
+                    long seed = thread;
+                    readers.add(executor.submit(() -> {
+                        Random random = new Random(seed);
+                        start.await();
+                        for (int operation = 0; operation < 1_500; operation++) {
+                            PageId page = pages.get(random.nextInt(pages.size()));
+                            byte[] content = randomContent(page, 0);
+                            int offset = random.nextInt(content.length);
+                            readThroughCache(cache, page, offset, 1 + random.nextInt(content.length - offset), content);
+                        }
+                        return null;
+                    }));
+                }
+                Future<Long> damager = executor.submit(() -> {
+                    Random random = new Random(99);
+                    long damages = 0;
+                    start.await();
+                    while (!readersDone.get()) {
+                        try {
+                            Path file = pageFile(directory, pages.get(random.nextInt(pages.size())));
+                            if (file != null) {
+                                damage(file, random.nextLong(Math.max(1, Files.size(file))), 1 + random.nextInt(8));
+                                damages++;
+                            }
+                        }
+                        catch (IOException | UncheckedIOException e) {
+                            // deleted meanwhile (dropped or written again): damage another
+                        }
+                        Thread.yield();
+                    }
+                    return damages;
+                });
+                start.countDown();
+                for (Future<?> reader : readers) {
+                    reader.get(5, MINUTES);
+                }
+                readersDone.set(true);
+                assertThat(damager.get(1, MINUTES)).isPositive();
+            }
+            finally {
+                executor.shutdownNow();
+            }
+            assertThat(stats.getHits()).isPositive();
+            assertThat(stats.getChecksumFailures()).isPositive();
+            assertThat(stats.getGetErrors()).isZero();
         }
     }
 
