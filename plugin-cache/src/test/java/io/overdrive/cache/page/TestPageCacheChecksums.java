@@ -236,6 +236,38 @@ class TestPageCacheChecksums
     }
 
     /**
+     * A hit reads through the file's channel, which an interrupt of the reading thread (a cancelled query) closes: at
+     * worst a miss, never an error counted against the disk (one would take this directory out of use).
+     */
+    @Test
+    void interruptedReaderMissesWithoutBlamingTheDisk()
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config().setDirectoryFailureThreshold(1), stats)) {
+            PageId page = new PageId("file", 1);
+            byte[] content = content(page);
+            write(cache, page, content);
+            byte[] target = new byte[PAGE_SIZE];
+            Thread.currentThread().interrupt();
+            try {
+                int read = cache.read(page, 0, PAGE_SIZE, target, 0);
+                if (read > 0) {
+                    assertThat(Arrays.copyOf(target, read)).isEqualTo(content);
+                }
+            }
+            finally {
+                assertThat(Thread.interrupted()).as("the interrupt is left to the caller").isTrue();
+            }
+            assertThat(stats.getGetErrors()).isZero();
+            assertThat(stats.getChecksumFailures()).isZero();
+            assertThat(stats.getDirectoriesDisabled()).isZero();
+            // the directory still serves
+            readThroughCache(cache, page, 0, PAGE_SIZE, content);
+            assertThat(readThroughCache(cache, page, 0, PAGE_SIZE, content)).isTrue();
+        }
+    }
+
+    /**
      * Many readers of random ranges of multi-chunk pages (each offering the page again on a miss) while another thread
      * damages page files: every read returns the storage's bytes, however the damage interleaves with the reads.
      */
