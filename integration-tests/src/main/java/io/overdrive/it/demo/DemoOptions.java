@@ -1,5 +1,8 @@
 package io.overdrive.it.demo;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -7,6 +10,7 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -27,22 +31,8 @@ record DemoOptions(
         int repetitions,
         boolean serve)
 {
-    static final String USAGE = """
-            usage: ./overdrive demo [options]
-              --storage-latency D   every DataNode waits D before each block read request, as object storage answers
-                                    (default 15ms; 0 or off: loopback speed)
-              --storage-bandwidth B all DataNodes together send at most B per second, shared by every reader, as the
-                                    cluster's share of a lake's throughput, e.g. 64MB (default off: loopback speed)
-              --slow-datanode D     one DataNode (of 3) waits a further random 0..D per request, as a node with a bad
-                                    disk or link (default 1000ms; 0 or off: all healthy)
-              --users N             concurrent users, each with its own connection, running the TPC-H mix (default 4)
-              --scale S             TPC-H scale: tiny, sf0.1 or sf1 (default sf0.1)
-              --warm-passes N       warm passes of the mix per user and catalog (default 2)
-              --repetitions N       repeat cold + warm N times, flushing Overdrive's cache in between (default 1)
-              --report DIR          where the report and its charts go (default .demo/report)
-              --work DIR            work directory for HDFS and Trino (default .demo)
-              --serve               keep the cluster up afterwards for ./overdrive cli and the web UI, until Ctrl-C
-            Durations: 15ms, 2s.""";
+    // also printed by ./overdrive demo --help without building anything
+    static final String USAGE = readUsage();
 
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)(mb|gb)");
@@ -66,6 +56,19 @@ record DemoOptions(
         }
         if (warmPasses < 1 || repetitions < 1) {
             throw new IllegalArgumentException("--warm-passes and --repetitions must be at least 1");
+        }
+    }
+
+    private static String readUsage()
+    {
+        try (InputStream in = DemoOptions.class.getResourceAsStream("usage.txt")) {
+            if (in == null) {
+                throw new IllegalStateException("io/overdrive/it/demo/usage.txt is missing from the class path");
+            }
+            return new String(in.readAllBytes(), UTF_8).stripTrailing();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -75,4 +75,14 @@ final class TestDemoOptions
         assertThat(DemoOptions.wantsHelp("--users", "2", "--help")).isTrue();
         assertThat(DemoOptions.wantsHelp("--users", "2")).isFalse();
     }
+
+    @Test
+    public void usageNamesEveryOptionAnOperatorPasses()
+    {
+        // the script prints the same file for ./overdrive demo --help without building
+        assertThat(DemoOptions.USAGE)
+                .startsWith("usage: ./overdrive demo [options]")
+                .contains("--storage-latency D", "--storage-bandwidth B", "--slow-datanode D", "--users N", "--scale S",
+                        "--warm-passes N", "--repetitions N", "--report DIR", "--work DIR", "--serve");
+    }
 }

@@ -141,13 +141,15 @@ class TestHedgingInput
     void slowFirstInputLosesToTheHedge()
             throws Exception
     {
-        faultyFile.firstInputDelayMillis = 5_000;
+        // far longer than any stall of a loaded machine: returning well before it proves the caller did not wait for the
+        // slow input (which is interrupted, so the test does not wait for it either)
+        faultyFile.firstInputDelayMillis = 120_000;
         Random random = new Random(4);
         try (TrinoInput input = hedgedReads.wrap(faultyFile).newInput()) {
             long start = System.nanoTime();
             byte[] buffer = new byte[MAX_READ];
             input.readFully(1000, buffer, 0, MAX_READ);
-            assertThat(NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
+            assertThat(NANOSECONDS.toMillis(System.nanoTime() - start)).as("the hedge's bytes, without waiting for the slow input").isLessThan(60_000);
             assertThat(buffer).isEqualTo(Arrays.copyOfRange(data, 1000, 1000 + MAX_READ));
             assertThat(stats.getHedgedReadOps()).isEqualTo(1);
             assertThat(stats.getHedgedReadOpsWin()).isEqualTo(1);

@@ -5,6 +5,7 @@ import io.overdrive.merge.ordering.KeyComparators;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SortOrder;
 import io.trino.spi.type.BigintType;
+import io.trino.spi.type.DecimalType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeOperators;
 
@@ -47,6 +48,8 @@ public final class AggregationPlan
         for (int channel : channels) {
             check(channel < inputTypes.size(), "%s reads channel %s, but the input has %s channels", function, channel, inputTypes.size());
         }
+        check(aggregation.resultType().isEmpty() || function == AggregationFunction.SUM || function == AggregationFunction.AVG,
+                "%s has the type its input implies, not %s", function, aggregation.resultType());
         return switch (function) {
             case COUNT -> {
                 if (stateInput) {
@@ -63,7 +66,14 @@ public final class AggregationPlan
                 Type type = inputTypes.get(channels.getFirst());
                 SumKind kind = SumKind.of(type, function);
                 Type sumType = kind.sumType(type);
-                yield new AggregationPlan(function, type, kind, List.of(sumType), sumType, typeOperators);
+                Type finalType = sumType;
+                if (aggregation.resultType().isPresent()) {
+                    // integer sums carried as decimal(38, 0) states (which cannot overflow), finished as bigint
+                    check(stateInput && kind == SumKind.DECIMAL && ((DecimalType) type).getScale() == 0 && aggregation.resultType().get() instanceof BigintType,
+                            "sum with result type %s reads decimal(38, 0) states, but reads %s", aggregation.resultType().get(), stateInput ? type : "raw values");
+                    finalType = BIGINT;
+                }
+                yield new AggregationPlan(function, type, kind, List.of(sumType), finalType, typeOperators);
             }
             case MIN, MAX -> {
                 check(channels.size() == 1, "%s reads exactly one channel", function);
@@ -79,9 +89,16 @@ public final class AggregationPlan
                     check(channels.size() == 2, "avg over partial states reads two channels: the sum and the count");
                     check(inputTypes.get(channels.get(1)) instanceof BigintType, "avg count state channel must be bigint, but is %s", inputTypes.get(channels.get(1)));
                     finalType = kind == SumKind.DECIMAL ? kind.sumType(type) : DOUBLE;
+                    if (aggregation.resultType().isPresent()) {
+                        // Trino's avg(decimal(p, s)) is a decimal(p, s): the average of values of the type fits in it
+                        check(kind == SumKind.DECIMAL && aggregation.resultType().get() instanceof DecimalType result && result.getScale() == ((DecimalType) type).getScale(),
+                                "avg over %s states cannot produce %s", type, aggregation.resultType().get());
+                        finalType = aggregation.resultType().get();
+                    }
                 }
                 else {
                     check(channels.size() == 1, "avg over raw values reads exactly one channel");
+                    check(aggregation.resultType().isEmpty(), "avg over raw values has the type its input implies");
                     finalType = kind == SumKind.DECIMAL ? type : DOUBLE;
                 }
                 yield new AggregationPlan(function, type, kind, List.of(kind.sumType(type), BIGINT), finalType, typeOperators);
@@ -132,13 +149,13 @@ public final class AggregationPlan
             case COUNT -> stateInput
                     ? new CountAccumulator(CountAccumulator.Mode.STATES, channels.getFirst())
                     : channels.isEmpty() ? new CountAccumulator(CountAccumulator.Mode.ROWS, -1) : new CountAccumulator(CountAccumulator.Mode.NON_NULL, channels.getFirst());
-            case SUM -> SumAccumulator.create(sumKind, valueType, channels.getFirst());
-            case MIN, MAX -> new MinMaxAccumulator(
-                    channels.getFirst(),
-                    KeyComparators.create(valueType, SortOrder.ASC_NULLS_LAST, typeOperators),
-                    function == AggregationFunction.MAX);
+            case SUM -> SumAccumulator.create(sumKind, valueType, channels.getFirst(), finalType instanceof BigintType);
+            // as Trino's min and max: min compares with NaN last (larger than every number), max with NaN first
+            // (smaller than every number), so NaN is the result only when every value is NaN
+            case MIN -> new MinMaxAccumulator(channels.getFirst(), KeyComparators.create(valueType, SortOrder.ASC_NULLS_LAST, typeOperators), false);
+            case MAX -> new MinMaxAccumulator(channels.getFirst(), KeyComparators.create(valueType, SortOrder.ASC_NULLS_FIRST, typeOperators), true);
             case AVG -> new AverageAccumulator(
-                    SumAccumulator.create(sumKind, valueType, channels.getFirst()),
+                    SumAccumulator.create(sumKind, valueType, channels.getFirst(), false),
                     stateInput
                             ? new CountAccumulator(CountAccumulator.Mode.STATES, channels.get(1))
                             : new CountAccumulator(CountAccumulator.Mode.NON_NULL, channels.getFirst()),

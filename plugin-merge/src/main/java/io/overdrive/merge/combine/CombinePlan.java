@@ -67,11 +67,11 @@ public final class CombinePlan
 
     /**
      * Whether a one-row group is written as its input row: the input holds partial states and the output holds the
-     * same states, or final values equal to them (every function but avg).
+     * same states, or final values equal to them (not avg, nor a sum whose final type is not its state type).
      */
     public boolean writesSingleRowsUnchanged()
     {
-        return stateInput && (!finalOutput || aggregations.stream().noneMatch(aggregation -> aggregation.function() == AggregationFunction.AVG));
+        return stateInput && (!finalOutput || aggregations.stream().allMatch(aggregation -> aggregation.stateTypes().equals(List.of(aggregation.finalType()))));
     }
 
     public Accumulator[] createAccumulators()

@@ -12,6 +12,7 @@ import io.trino.spi.type.Int128Math;
 import io.trino.spi.type.Type;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 
 import static io.trino.spi.StandardErrorCode.NUMERIC_VALUE_OUT_OF_RANGE;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -47,15 +48,25 @@ abstract sealed class SumAccumulator
     @Override
     public final void writeFinal(PageBuilder output, int channel)
     {
+        writeFinalValue(output, channel);
+    }
+
+    /** The final value: the state, unless a subclass says otherwise. */
+    void writeFinalValue(PageBuilder output, int channel)
+    {
         writeState(output, channel);
     }
 
-    static SumAccumulator create(SumKind kind, Type inputType, int channel)
+    /**
+     * {@code bigintResult}: the sum's states are decimal(38, 0) and its final value is a bigint (sums of integers
+     * carried without overflow); the final value fails as Trino's sum(bigint) does when it is out of bigint's range.
+     */
+    static SumAccumulator create(SumKind kind, Type inputType, int channel, boolean bigintResult)
     {
         return switch (kind) {
             case LONG -> new LongSum(inputType, channel);
             case DOUBLE -> new DoubleSum(channel);
-            case DECIMAL -> new DecimalSum((DecimalType) inputType, channel);
+            case DECIMAL -> new DecimalSum((DecimalType) inputType, channel, bigintResult);
         };
     }
 
@@ -221,20 +232,30 @@ abstract sealed class SumAccumulator
     }
 
     /**
-     * Sums short or long decimals exactly in 128 bits; the state type is decimal(38, s).
+     * Sums short or long decimals exactly, as Trino's sum(decimal) and avg(decimal) do: in 128 bits plus a count of
+     * 128-bit overflows, so that an intermediate sum beyond 38 digits is no error; only a final sum beyond 38 digits
+     * is. The state type is decimal(38, s).
      */
     static final class DecimalSum
             extends SumAccumulator
     {
+        private static final BigInteger TWO_TO_128 = BigInteger.ONE.shiftLeft(128);
+        private static final BigInteger MIN_BIGINT = BigInteger.valueOf(Long.MIN_VALUE);
+        private static final BigInteger MAX_BIGINT = BigInteger.valueOf(Long.MAX_VALUE);
+
         private final DecimalType inputType;
         private final DecimalType stateType;
+        private final boolean bigintResult;
         private final long[] sum = new long[2];
+        // how many times the 128-bit sum wrapped around (negative: downwards)
+        private long overflows;
 
-        DecimalSum(DecimalType inputType, int channel)
+        DecimalSum(DecimalType inputType, int channel, boolean bigintResult)
         {
             super(channel);
             this.inputType = requireNonNull(inputType, "inputType is null");
             this.stateType = DecimalType.createDecimalType(Decimals.MAX_PRECISION, inputType.getScale());
+            this.bigintResult = bigintResult;
         }
 
         @Override
@@ -242,6 +263,7 @@ abstract sealed class SumAccumulator
         {
             sum[0] = 0;
             sum[1] = 0;
+            overflows = 0;
         }
 
         @Override
@@ -263,10 +285,7 @@ abstract sealed class SumAccumulator
                     high = value.getHigh();
                     low = value.getLow();
                 }
-                Int128Math.add(sum[0], sum[1], high, low, sum, 0);
-                if (Decimals.overflows(sum[0], sum[1])) {
-                    throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "decimal overflow in sum: the sum exceeds 38 digits");
-                }
+                overflows += Int128Math.addWithOverflow(sum[0], sum[1], high, low, sum, 0);
                 hasValue = true;
             }
         }
@@ -281,22 +300,32 @@ abstract sealed class SumAccumulator
             return inputType.getScale();
         }
 
+        /** The exact sum, unscaled. */
+        BigInteger unscaledSum()
+        {
+            BigInteger value = sum().toBigInteger();
+            return overflows == 0 ? value : value.add(TWO_TO_128.multiply(BigInteger.valueOf(overflows)));
+        }
+
         @Override
         BigDecimal toBigDecimal()
         {
-            return new BigDecimal(sum().toBigInteger(), inputType.getScale());
+            return new BigDecimal(unscaledSum(), inputType.getScale());
         }
 
         @Override
         public int[] singleRowSources(boolean finalValues)
         {
+            if (finalValues && bigintResult) {
+                return null;
+            }
             return inputType.equals(stateType) ? new int[] {channel} : null;
         }
 
         @Override
         public void writeSingleRows(Block[] page, int from, int to, PageBuilder output, int channel, boolean finalValues)
         {
-            if (inputType.equals(stateType) && page[this.channel] instanceof ValueBlock values) {
+            if (!(finalValues && bigintResult) && inputType.equals(stateType) && page[this.channel] instanceof ValueBlock values) {
                 output.getBlockBuilder(channel).appendRange(values, from, to - from);
                 return;
             }
@@ -307,12 +336,38 @@ abstract sealed class SumAccumulator
         public void writeState(PageBuilder output, int channel)
         {
             BlockBuilder builder = output.getBlockBuilder(channel);
-            if (hasValue) {
-                stateType.writeObject(builder, sum());
-            }
-            else {
+            if (!hasValue) {
                 builder.appendNull();
+                return;
             }
+            if (overflows != 0) {
+                // a decimal(38, s) state cannot carry it; a shard's sum of at most 2^63 values of up to 19 digits
+                // cannot get here, so only sums of over 2^63 values can
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow: a partial sum exceeds 128 bits");
+            }
+            stateType.writeObject(builder, sum());
+        }
+
+        @Override
+        void writeFinalValue(PageBuilder output, int channel)
+        {
+            BlockBuilder builder = output.getBlockBuilder(channel);
+            if (!hasValue) {
+                builder.appendNull();
+                return;
+            }
+            if (bigintResult) {
+                BigInteger value = unscaledSum();
+                if (value.compareTo(MIN_BIGINT) < 0 || value.compareTo(MAX_BIGINT) > 0) {
+                    throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "bigint addition overflow in sum");
+                }
+                BIGINT.writeLong(builder, value.longValue());
+                return;
+            }
+            if (overflows != 0 || Decimals.overflows(sum[0], sum[1])) {
+                throw new TrinoException(NUMERIC_VALUE_OUT_OF_RANGE, "Decimal overflow");
+            }
+            stateType.writeObject(builder, sum());
         }
     }
 }

@@ -26,6 +26,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 
+import static io.airlift.slice.SliceUtf8.countCodePoints;
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.spi.type.Chars.truncateToLengthAndTrimSpaces;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -129,8 +130,19 @@ final class ShardValues
             }
             default -> throw new IllegalArgumentException("Unsupported type: " + type);
         };
-        // CAST from a string literal is exact for every supported type (NaN and Infinity included)
-        return "CAST(%s AS %s)".formatted(stringLiteral(text), type.getDisplayName());
+        // CAST from a string literal is exact for every supported type (NaN and Infinity included), as long as the
+        // type holds the value: a varchar(n) or char(n) domain may hold longer strings (a comparison with a longer
+        // constant), which a CAST to the column's type would truncate
+        return "CAST(%s AS %s)".formatted(stringLiteral(text), literalType(type, value).getDisplayName());
+    }
+
+    private static Type literalType(Type type, Object value)
+    {
+        return switch (type) {
+            case VarcharType varchar when !varchar.isUnbounded() && countCodePoints((Slice) value) > varchar.getBoundedLength() -> VarcharType.VARCHAR;
+            case CharType charType when countCodePoints((Slice) value) > charType.getLength() -> CharType.createCharType(countCodePoints((Slice) value));
+            default -> type;
+        };
     }
 
     static String stringLiteral(String text)

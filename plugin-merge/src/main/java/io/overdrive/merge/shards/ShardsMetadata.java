@@ -3,7 +3,6 @@ package io.overdrive.merge.shards;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.log.Logger;
-import io.overdrive.merge.combine.Aggregation;
 import io.overdrive.merge.combine.AggregationFunction;
 import io.overdrive.merge.combine.AggregationPlan;
 import io.overdrive.merge.shards.ShardsTableHandle.SortColumn;
@@ -29,11 +28,6 @@ import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.expression.Variable;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.statistics.TableStatistics;
-import io.trino.spi.type.BigintType;
-import io.trino.spi.type.DecimalType;
-import io.trino.spi.type.IntegerType;
-import io.trino.spi.type.SmallintType;
-import io.trino.spi.type.TinyintType;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 import io.trino.spi.type.TypeOperators;
@@ -50,10 +44,6 @@ import static io.overdrive.merge.shards.ShardValues.quoted;
 import static io.overdrive.merge.shards.ShardValues.stringLiteral;
 import static io.overdrive.merge.shards.ShardsErrorCode.SHARD_SCHEMA_MISMATCH;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
-import static io.trino.spi.type.BigintType.BIGINT;
-import static io.trino.spi.type.DecimalType.createDecimalType;
-import static io.trino.spi.type.Decimals.MAX_PRECISION;
-import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.Objects.requireNonNull;
 
@@ -348,74 +338,25 @@ public final class ShardsMetadata
             }
             argument = Optional.of(column);
         }
-        Type outputType = aggregate.getOutputType();
-        if (!finalType(function, argument).map(outputType::equals).orElse(false)) {
+        if (argument.isPresent() && !PushedAggregate.isPushable(function, argument.get().type())) {
             return Optional.empty();
         }
-        return Optional.of(new PushedAggregate(function, argument, new ShardsColumnHandle(outputName, outputType)));
+        Type outputType = aggregate.getOutputType();
+        PushedAggregate pushed = new PushedAggregate(function, argument, new ShardsColumnHandle(outputName, outputType));
+        if (!finalType(pushed).map(outputType::equals).orElse(false)) {
+            return Optional.empty();
+        }
+        return Optional.of(pushed);
     }
 
     // the type the merge's final step produces from the shards' partial states; empty when it cannot fold them
-    private Optional<Type> finalType(AggregationFunction function, Optional<ShardsColumnHandle> argument)
+    private Optional<Type> finalType(PushedAggregate aggregate)
     {
-        List<Type> stateTypes;
-        List<Integer> channels;
-        switch (function) {
-            case COUNT -> {
-                stateTypes = List.of(BIGINT);
-                channels = List.of(0);
-            }
-            case SUM -> {
-                Type type = argument.orElseThrow().type();
-                Optional<Type> sumType = sumType(type);
-                if (sumType.isEmpty()) {
-                    return Optional.empty();
-                }
-                stateTypes = List.of(sumType.get());
-                channels = List.of(0);
-            }
-            case MIN, MAX -> {
-                stateTypes = List.of(argument.orElseThrow().type());
-                channels = List.of(0);
-            }
-            case AVG -> {
-                Type type = argument.orElseThrow().type();
-                if (averageSumType(type) == null) {
-                    return Optional.empty();
-                }
-                stateTypes = List.of(averageSumType(type), BIGINT);
-                channels = List.of(0, 1);
-            }
-            default -> throw new IllegalStateException("Unexpected function: " + function);
-        }
         try {
-            return Optional.of(AggregationPlan.resolve(new Aggregation(function, channels), stateTypes, true, typeOperators).finalType());
+            return Optional.of(AggregationPlan.resolve(aggregate.combine(0), aggregate.stateTypes(), true, typeOperators).finalType());
         }
         catch (TrinoException e) {
             return Optional.empty();
         }
-    }
-
-    // what sum(x) returns on a shard
-    private static Optional<Type> sumType(Type type)
-    {
-        if (type instanceof BigintType || type instanceof IntegerType || type instanceof SmallintType || type instanceof TinyintType) {
-            return Optional.of(BIGINT);
-        }
-        if (type.equals(DOUBLE)) {
-            return Optional.of(DOUBLE);
-        }
-        if (type instanceof DecimalType decimal) {
-            return Optional.of(createDecimalType(MAX_PRECISION, decimal.getScale()));
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * The type of the sum state of avg(x) (what sum(x) returns on a shard); null when avg is not pushed down for x.
-     */
-    static Type averageSumType(Type type)
-    {
-        return sumType(type).orElse(null);
     }
 }

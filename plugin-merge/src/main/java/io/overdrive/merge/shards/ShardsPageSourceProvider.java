@@ -120,30 +120,8 @@ public final class ShardsPageSourceProvider
         int keyCount = types.size();
         List<Aggregation> combines = new ArrayList<>();
         for (PushedAggregate aggregate : aggregation.aggregates()) {
-            int channel = types.size();
-            switch (aggregate.function()) {
-                case COUNT -> {
-                    types.add(BIGINT);
-                    combines.add(Aggregation.count(channel));
-                }
-                case SUM -> {
-                    types.add(aggregate.output().type());
-                    combines.add(Aggregation.sum(channel));
-                }
-                case MIN -> {
-                    types.add(aggregate.output().type());
-                    combines.add(Aggregation.min(channel));
-                }
-                case MAX -> {
-                    types.add(aggregate.output().type());
-                    combines.add(Aggregation.max(channel));
-                }
-                case AVG -> {
-                    types.add(ShardsMetadata.averageSumType(aggregate.argument().orElseThrow().type()));
-                    types.add(BIGINT);
-                    combines.add(Aggregation.avgOfStates(channel, channel + 1));
-                }
-            }
+            combines.add(aggregate.combine(types.size()));
+            types.addAll(aggregate.stateTypes());
         }
         List<ShardQuery> queries = startAll(session, split, types, catalog -> ShardSql.aggregate(catalog, handle));
         MergeRequest request = MergeRequest.builder(types, sortKeys)

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.CharType.createCharType;
 import static io.trino.spi.type.DateType.DATE;
 import static io.trino.spi.type.DecimalType.createDecimalType;
 import static io.trino.spi.type.DoubleType.DOUBLE;
@@ -69,6 +70,42 @@ class TestShardSql
         assertThat(ShardValues.literal(createDecimalType(12, 2), 12345L)).isEqualTo("CAST('123.45' AS decimal(12,2))");
         assertThat(ShardValues.literal(createDecimalType(30, 3), Int128.valueOf(-1234567L))).isEqualTo("CAST('-1234.567' AS decimal(30,3))");
         assertThat(ShardValues.literal(TIMESTAMP_MICROS, 1_000_123L)).isEqualTo("CAST('1970-01-01 00:00:01.000123' AS timestamp(6))");
+    }
+
+    @Test
+    void testStringLiteralsAreNotTruncatedToTheColumnsLength()
+    {
+        // a varchar(3) or char(3) domain can hold a longer value (c = 'abcd'); CAST('abcd' AS varchar(3)) would be 'abc'
+        assertThat(ShardValues.literal(createVarcharType(3), Slices.utf8Slice("abcd"))).isEqualTo("CAST('abcd' AS varchar)");
+        assertThat(ShardValues.literal(createVarcharType(3), Slices.utf8Slice("äöü"))).isEqualTo("CAST('äöü' AS varchar(3))");
+        assertThat(ShardValues.literal(createVarcharType(3), Slices.utf8Slice("äöüß"))).isEqualTo("CAST('äöüß' AS varchar)");
+        assertThat(ShardValues.literal(createCharType(3), Slices.utf8Slice("abcd"))).isEqualTo("CAST('abcd' AS char(4))");
+        assertThat(ShardValues.literal(createCharType(3), Slices.utf8Slice("ab"))).isEqualTo("CAST('ab' AS char(3))");
+        ShardsColumnHandle code = new ShardsColumnHandle("code", createVarcharType(3));
+        assertThat(ShardSql.where(TupleDomain.withColumnDomains(Map.of(code, Domain.create(ValueSet.ofRanges(Range.lessThan(createVarcharType(3), Slices.utf8Slice("abcd"))), false)))))
+                .contains("\"code\" < CAST('abcd' AS varchar)");
+    }
+
+    @Test
+    void testIntegerSumsAndAveragesCannotOverflowOnAShard()
+    {
+        ShardsTableHandle global = TABLE.withAggregation(new ShardsTableHandle.Aggregation(List.of(), List.of(
+                new PushedAggregate(AggregationFunction.SUM, Optional.of(KEY), new ShardsColumnHandle("$a0", BIGINT)),
+                new PushedAggregate(AggregationFunction.AVG, Optional.of(KEY), new ShardsColumnHandle("$a1", DOUBLE)))));
+        assertThat(ShardSql.aggregate("hive", global))
+                .isEqualTo("SELECT BIGINT '0', sum(CAST(\"orderkey\" AS decimal(38,0))), sum(CAST(\"orderkey\" AS double)), count(\"orderkey\") FROM \"hive\".\"sales\".\"orders\"");
+    }
+
+    @Test
+    void testSumsOfDecimalsThatCouldOverflowOnAShardAreNotPushedDown()
+    {
+        // a shard's decimal(38, s) sum of up to 2^63 values cannot overflow for precisions up to 19
+        assertThat(PushedAggregate.isPushable(AggregationFunction.SUM, createDecimalType(19, 2))).isTrue();
+        assertThat(PushedAggregate.isPushable(AggregationFunction.AVG, createDecimalType(12, 2))).isTrue();
+        assertThat(PushedAggregate.isPushable(AggregationFunction.SUM, createDecimalType(20, 2))).isFalse();
+        assertThat(PushedAggregate.isPushable(AggregationFunction.AVG, createDecimalType(38, 0))).isFalse();
+        assertThat(PushedAggregate.isPushable(AggregationFunction.MAX, createDecimalType(38, 0))).isTrue();
+        assertThat(PushedAggregate.isPushable(AggregationFunction.SUM, REAL)).isFalse();
     }
 
     @Test
