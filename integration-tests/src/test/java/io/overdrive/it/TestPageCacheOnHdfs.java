@@ -6,10 +6,14 @@ import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static io.trino.testing.TestingAccessControlManager.TestingPrivilegeType.SELECT_COLUMN;
 import static io.trino.testing.TestingAccessControlManager.privilege;
@@ -22,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Overdrive's page cache on real HDFS, one worker: the same results as the stock {@code hive} catalog over the same
  * files, and a repeated query reads at least 90% of its bytes from the cache (read from the cache's MBean); flushing
  * from SQL, under Trino's file-based access control; a second {@code overdrive_hive} catalog with
- * {@code cache.include-tables} and {@code cache.exclude-tables} caches only the tables they let in.
+ * {@code cache.include-tables} and {@code cache.exclude-tables} caches only the tables they let in; bytes damaged in the
+ * cache's page files are never served.
  */
 public class TestPageCacheOnHdfs
         extends AbstractTestQueryFramework
@@ -45,12 +50,14 @@ public class TestPageCacheOnHdfs
             }
             """.formatted(NO_FLUSH_ALL_USER, CATALOG);
 
+    private Path cacheDirectory;
+
     @Override
     protected QueryRunner createQueryRunner()
             throws Exception
     {
         Path workDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("page-cache-on-hdfs-" + System.nanoTime()));
-        Path cacheDirectory = Files.createDirectories(workDirectory.resolve("cache"));
+        cacheDirectory = Files.createDirectories(workDirectory.resolve("cache"));
         Path accessControlRules = Files.writeString(workDirectory.resolve("access-control.json"), ACCESS_CONTROL_RULES);
         return OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)
@@ -206,6 +213,72 @@ public class TestPageCacheOnHdfs
         assertThat(computeActual(noFlushAll, flushTable).getOnlyValue()).isEqualTo(true);
         assertThat(computeActual(noFlushAll, flushSchema).getRowCount()).isEqualTo(1);
         assertUpdate("DROP TABLE flush_guarded");
+    }
+
+    @Test
+    void damagedPagesOnTheCacheDiskAreNeverServed()
+    {
+        List<String> queries = List.of(
+                "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice), avg(discount) FROM %s GROUP BY 1, 2",
+                "SELECT * FROM %s WHERE partkey %% 97 = 3",
+                "SELECT shipmode, count(DISTINCT suppkey), max(comment) FROM %s GROUP BY 1");
+        for (String format : List.of("PARQUET", "ORC")) {
+            String table = "damaged_" + format.toLowerCase();
+            assertUpdate("CREATE TABLE %s WITH (format = '%s') AS SELECT * FROM tpch.tiny.lineitem".formatted(table, format), 60175);
+            // alone, so that every page file in the cache is this table's and no other test's
+            executeExclusively(() -> {
+                computeActual("SELECT * FROM TABLE(system.flush_cache())");
+                for (String sql : queries) {
+                    computeActual(sql.formatted(table));
+                }
+                // 8 bytes overwritten in the middle of every cached page file, as a bad sector or a stray write would
+                List<Path> pageFiles = pageFiles();
+                assertThat(pageFiles).as("cached pages of %s", table).isNotEmpty();
+                for (Path file : pageFiles) {
+                    damage(file);
+                }
+                PageCacheMetrics before = PageCacheMetrics.read(CATALOG);
+                // every query, every time, returns the stock connector's rows; the damage is counted
+                for (int run = 1; run <= 2; run++) {
+                    for (String sql : queries) {
+                        assertThat(query(sql.formatted(table))).as("%s, run %s", sql, run).matches(sql.formatted("hive.tpch." + table));
+                    }
+                }
+                PageCacheMetrics after = PageCacheMetrics.read(CATALOG).minus(before);
+                assertThat(after.checksumFailures()).as("%s: pages found damaged (%s)", format, after).isPositive().isLessThanOrEqualTo(pageFiles.size());
+                assertThat(after.hits()).as("%s: the intact chunks and the pages written again hit (%s)", format, after).isPositive();
+            });
+            assertUpdate("DROP TABLE " + table);
+        }
+    }
+
+    private List<Path> pageFiles()
+    {
+        // <cache.base-directory>/<catalog>/LOCAL/<page size>/<bucket>/<file id>/<page index>
+        try (Stream<Path> files = Files.walk(cacheDirectory.resolve(CATALOG).resolve("LOCAL"))) {
+            return files.filter(Files::isRegularFile).toList();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void damage(Path file)
+    {
+        try (RandomAccessFile page = new RandomAccessFile(file.toFile(), "rw")) {
+            byte[] bytes = new byte[8];
+            long middle = page.length() / 2;
+            page.seek(middle);
+            page.readFully(bytes);
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = (byte) ~bytes[i];
+            }
+            page.seek(middle);
+            page.write(bytes);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test

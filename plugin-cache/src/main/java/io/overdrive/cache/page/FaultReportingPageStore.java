@@ -10,6 +10,7 @@ import alluxio.file.ReadTargetBuffer;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -126,6 +127,12 @@ final class FaultReportingPageStore
         }
         catch (PageNotFoundException | PageCorruptedException e) {
             // a missing or short page file is a lost page, not a failing disk; the cache manager forgets it
+            throw e;
+        }
+        catch (ClosedByInterruptException e) {
+            // hits read through the file's channel, which an interrupt of the reading thread closes: a miss, not a
+            // failing disk
+            failedOnThisThread.set(true);
             throw e;
         }
         catch (IOException | RuntimeException e) {

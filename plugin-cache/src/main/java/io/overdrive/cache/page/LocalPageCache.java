@@ -270,7 +270,7 @@ final class LocalPageCache
             bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
         }
         if (bytes == PageStoreDirectory.LOST) {
-            // its file vanished or was cut short: a damaged page, already forgotten by the directory
+            // its file vanished, was cut short or failed a checksum: a damaged page, already dropped by the directory
             stats.recordCorruptPage();
         }
         if (bytes <= 0) {
@@ -315,7 +315,7 @@ final class LocalPageCache
         if (directory.isEmpty()) {
             return;
         }
-        int frameLength = page.remaining() + PageFrame.TRAILER_SIZE;
+        int frameLength = PageFrame.frameLength(page.remaining());
         // Alluxio's own view of "would evict": it evicts below the configured size (it reserves room for its overhead)
         if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
             return;

@@ -23,6 +23,7 @@ public class PageCacheStats
     private final AtomicLong putErrors = new AtomicLong();
     private final AtomicLong putsInterrupted = new AtomicLong();
     private final AtomicLong corruptPages = new AtomicLong();
+    private final AtomicLong checksumFailures = new AtomicLong();
     private final AtomicLong admissionRejections = new AtomicLong();
     private final AtomicLong rateLimitRejections = new AtomicLong();
     private final AtomicLong quotaEvictions = new AtomicLong();
@@ -208,6 +209,12 @@ public class PageCacheStats
     public void recordCorruptPage()
     {
         corruptPages.incrementAndGet();
+    }
+
+    /** A hit found a chunk of the page failing its checksum (the page is dropped; also a corrupt page). */
+    public void recordChecksumFailure()
+    {
+        checksumFailures.incrementAndGet();
     }
 
     public void recordAdmissionRejection()
@@ -424,10 +431,16 @@ public class PageCacheStats
         return putsInterrupted.get();
     }
 
-    @Managed(description = "Pages that failed their checksum, or whose files were found short or missing, and were discarded")
+    @Managed(description = "Pages a read found damaged (failing a chunk's checksum, or their files short or missing) and dropped; the read went to remote storage")
     public long getCorruptPages()
     {
         return corruptPages.get();
+    }
+
+    @Managed(description = "Of CorruptPages, pages a read found with a chunk failing its CRC32C checksum (bytes damaged on disk), deleted")
+    public long getChecksumFailures()
+    {
+        return checksumFailures.get();
     }
 
     @Managed(description = "Pages not cached because they were not read often enough yet (cache.admission)")

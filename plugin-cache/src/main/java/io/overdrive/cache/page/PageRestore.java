@@ -25,8 +25,9 @@ import static java.util.Objects.requireNonNull;
  * Restores the pages a previous process left in a cache directory, in the background while the cache serves: a page
  * is served once it is registered. Each page is registered with what a new write of it would get: its file's path (for
  * flushes by path, schema or table), its table's scope (for quotas) and its write time, the file's modification time
- * (for {@code cache.ttl}). Its checksum is
- * verified once, here; hits read only the bytes they need. Torn or corrupt pages, pages whose {@link CachedFile} record
+ * (for {@code cache.ttl}). Every chunk's checksum and
+ * the trailer are verified here (hits verify only the chunks they read). Torn or corrupt pages, pages of the earlier
+ * on-disk format (one checksum per page), pages whose {@link CachedFile} record
  * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Files are restored one at a
  * time; progress is counted in files. A page a reader asks for before the restore reaches it is restored there and then
  * ({@link #restoreOnRead}), so that the read is a hit.
@@ -57,6 +58,7 @@ final class PageRestore
     private record PageFile(Path path, PageId pageId, long size, long writtenMillis) {}
 
     private final PageStoreDirectory directory;
+    private final int pageSize;
     private final int maxFrameSize;
     private final Optional<Duration> ttl;
     private final Owner owner;
@@ -69,7 +71,8 @@ final class PageRestore
     PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
     {
         this.directory = requireNonNull(directory, "directory is null");
-        this.maxFrameSize = pageSize + PageFrame.TRAILER_SIZE;
+        this.pageSize = pageSize;
+        this.maxFrameSize = PageFrame.frameLength(pageSize);
         this.ttl = requireNonNull(ttl, "ttl is null");
         this.owner = requireNonNull(owner, "owner is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -248,7 +251,7 @@ final class PageRestore
     private List<Path> listFileDirectories()
             throws IOException
     {
-        Path pagesOfThisSize = directory.pageRoot().resolve(Integer.toString(maxFrameSize - PageFrame.TRAILER_SIZE));
+        Path pagesOfThisSize = directory.pageRoot().resolve(Integer.toString(pageSize));
         List<Path> fileDirectories = new ArrayList<>();
         for (Path entry : list(directory.pageRoot())) {
             if (!entry.equals(pagesOfThisSize)) {
@@ -323,7 +326,10 @@ final class PageRestore
         RESTORED,
         /** Written again since the start: the new page is kept. */
         PRESENT,
-        /** Torn, cut short, unreadable or failing its checksum; or a damaged {@link CachedFile} record. */
+        /**
+         * Torn, cut short, unreadable, failing a checksum or of the earlier on-disk format; or a damaged
+         * {@link CachedFile} record.
+         */
         CORRUPT,
         /** No {@link CachedFile} record (for example pages of an earlier Overdrive version), or not a page file. */
         ORPHAN,

@@ -17,6 +17,7 @@ import alluxio.client.quota.CacheScope;
 import alluxio.conf.AlluxioConfiguration;
 import alluxio.exception.PageNotFoundException;
 import alluxio.file.ByteArrayTargetBuffer;
+import alluxio.file.ByteBufferTargetBuffer;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
 
@@ -60,6 +61,11 @@ final class PageStoreDirectory
 
     private static final Logger log = Logger.get(PageStoreDirectory.class);
     private static final String PROBE_FILE_ID = "overdrive-probe";
+    // chunks read from the disk at once by a hit; a longer read takes several
+    private static final int MAX_CHUNKS_PER_READ = 64;
+    private static final int MAX_SPAN_BYTES = PageFrame.chunkStart(MAX_CHUNKS_PER_READ);
+    // each reading thread's buffer for the chunks it reads, grown to the largest read (up to MAX_SPAN_BYTES)
+    private static final ThreadLocal<ByteBuffer> SPANS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(4 * PageFrame.CHUNK_SIZE));
 
     private final Path path;
     private final CacheManager manager;
@@ -157,8 +163,9 @@ final class PageStoreDirectory
     /**
      * Copies up to {@code length} bytes of the page from {@code pageOffset} into {@code target}: how many; 0 when the
      * page is absent, older than {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file
-     * vanished or is short (the cache manager then forgets the page). Only the bytes asked for are read: a page's
-     * checksum was verified when it was written or restored, not on every hit.
+     * vanished, is short or fails a checksum (the page is then forgotten and its file deleted). Only the chunks
+     * covering the bytes asked for are read, each with its checksum in the same read ({@link PageFrame}), and they are
+     * verified before a byte is copied: damaged bytes are never served.
      */
     int readPage(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
     {
@@ -170,22 +177,56 @@ final class PageStoreDirectory
             deletePage(pageId);
             return 0;
         }
-        int bytes = Math.min(length, PageFrame.pageLength(info.get().getPageSize()) - pageOffset);
+        int pageLength = PageFrame.pageLength(info.get().getPageSize());
+        int bytes = Math.min(length, pageLength - pageOffset);
         if (bytes <= 0) {
             return 0;
         }
+        // at most MAX_CHUNKS_PER_READ chunks per read of the disk, into this thread's buffer
+        int copied = 0;
+        while (copied < bytes) {
+            int offset = pageOffset + copied;
+            int firstChunk = offset / PageFrame.CHUNK_SIZE;
+            int end = Math.min(pageOffset + bytes, (firstChunk + MAX_CHUNKS_PER_READ) * PageFrame.CHUNK_SIZE);
+            int lastChunk = (end - 1) / PageFrame.CHUNK_SIZE;
+            int spanStart = PageFrame.chunkStart(firstChunk);
+            int spanLength = PageFrame.chunkEnd(pageLength, lastChunk) - spanStart;
+            int read = readSpan(pageId, spanStart, spanLength, info.get().getPageSize());
+            if (read <= 0) {
+                // 0: evicted since it was looked up
+                return read;
+            }
+            ByteBuffer span = SPANS.get().flip();
+            if (read != spanLength || !PageFrame.copyVerified(span, pageLength, firstChunk, offset, end - offset, target, targetOffset + copied)) {
+                dropCorrupt(pageId, info.get().getPageSize());
+                return LOST;
+            }
+            copied += end - offset;
+        }
+        return bytes;
+    }
+
+    // the frame's bytes from spanStart into this thread's buffer: how many; 0 or LOST as readPage answers
+    private int readSpan(PageId pageId, int spanStart, int spanLength, long frameSize)
+    {
+        ByteBuffer span = SPANS.get();
+        if (span.capacity() < spanLength) {
+            span = ByteBuffer.allocateDirect(Math.max(spanLength, Math.min(2 * span.capacity(), MAX_SPAN_BYTES)));
+            SPANS.set(span);
+        }
+        span.clear().limit(spanLength);
         store.takeFailure();
         try {
-            int read = manager.get(pageId, pageOffset, bytes, new ByteArrayTargetBuffer(target, targetOffset), CacheContext.defaults());
+            // a direct buffer: the store reads into it through the file's channel, with no copy on the way
+            int read = manager.get(pageId, spanStart, spanLength, new ByteBufferTargetBuffer(span), CacheContext.defaults());
             if (read >= 0) {
-                // 0: evicted since it was looked up
                 return read;
             }
             if (store.takeFailure()) {
                 return 0;
             }
-            // the cache manager forgot the damaged page: deleted (as one failing its checksum), not evicted
-            stats.recordDelete(1, info.get().getPageSize());
+            // the cache manager forgot the lost page and deleted its file (as one failing its checksum), not evicted
+            stats.recordDelete(1, frameSize);
             return LOST;
         }
         catch (RuntimeException e) {
@@ -193,6 +234,16 @@ final class PageStoreDirectory
             stats.recordGetError();
             health.failed("read", e);
             return 0;
+        }
+    }
+
+    // a chunk failed its checksum: the page is deleted, and the read goes to remote storage
+    private void dropCorrupt(PageId pageId, long frameSize)
+    {
+        stats.recordChecksumFailure();
+        log.warn("Cached page %s in %s failed its checksum (damaged on disk); deleted, the read goes to remote storage", pageId, path);
+        if (deletePage(pageId)) {
+            stats.recordDelete(1, frameSize);
         }
     }
 

@@ -89,7 +89,7 @@ class TestPageCacheConcurrency
             assertThat(stats.getHits()).isEqualTo(hits.get());
             assertThat(stats.getHits() + stats.getMisses()).isEqualTo(reads.get());
             assertThat(stats.getCorruptPages()).isZero();
-            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(2 * 60 * (PAGE_SIZE + PageFrame.TRAILER_SIZE));
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(2 * 60 * PageFrame.frameLength(PAGE_SIZE));
             assertThat(stats.getBytesEvicted()).as("the cache is far smaller than the data, so it must evict").isPositive();
         }
     }

@@ -60,7 +60,7 @@ class TestPageCacheFolderRace
     {
         PageCacheStats stats = new PageCacheStats();
         // room for two pages (Alluxio keeps 5% for file system overhead): every write evicts, often the last page of the file being written
-        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(3L * (PAGE_SIZE + PageFrame.TRAILER_SIZE), second).setDirectoryFailureThreshold(1), stats)) {
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(3L * PageFrame.frameLength(PAGE_SIZE), second).setDirectoryFailureThreshold(1), stats)) {
             run(_ -> write(cache, hotPage()));
             assertThat(stats.getBytesEvicted()).isPositive();
             assertNoFailure(stats);

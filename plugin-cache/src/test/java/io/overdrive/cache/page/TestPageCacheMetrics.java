@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TestPageCacheMetrics
 {
-    private static final int FRAME = PAGE_SIZE + PageFrame.TRAILER_SIZE;
+    private static final int FRAME = PageFrame.frameLength(PAGE_SIZE);
 
     @TempDir
     Path first;

@@ -47,7 +47,7 @@ class TestPageCacheQuota
                 write(cache, "big-file", page, big);
             }
             assertThat(stats.getQuotaEvictions()).isPositive();
-            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(100L * (PAGE_SIZE + PageFrame.TRAILER_SIZE) + DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes());
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(100L * PageFrame.frameLength(PAGE_SIZE) + DataSize.of(1, DataSize.Unit.MEGABYTE).toBytes());
             byte[] target = new byte[PAGE_SIZE];
             for (int page = 0; page < 100; page++) {
                 assertThat(cache.read(new PageId("small-file", page), 0, PAGE_SIZE, target, 0)).as("small table page %s", page).isPositive();
@@ -79,7 +79,7 @@ class TestPageCacheQuota
             }
             assertThat(cache.directories()).allSatisfy(directory -> assertThat(directory.usedBytes()).as("every directory holds some of the table").isPositive());
             assertThat(stats.getBytesCached()).as("the table's pages in all directories together").isLessThanOrEqualTo(quota);
-            assertThat(stats.getBytesCached()).isGreaterThan(quota - 3 * (PAGE_SIZE + PageFrame.TRAILER_SIZE));
+            assertThat(stats.getBytesCached()).isGreaterThan(quota - 3 * PageFrame.frameLength(PAGE_SIZE));
 
             // a second table of the schema: the schema quota, also summed over the directories, holds both
             for (int file = 0; file < 60; file++) {
@@ -117,7 +117,7 @@ class TestPageCacheQuota
             }
             executor.shutdownNow();
             // writers of one scope make room one at a time: at most one page per writing thread over the quota
-            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(quota + (long) threads * (PAGE_SIZE + PageFrame.TRAILER_SIZE));
+            assertThat(stats.getBytesCached()).isLessThanOrEqualTo(quota + (long) threads * PageFrame.frameLength(PAGE_SIZE));
             assertThat(stats.getQuotaEvictions()).isPositive();
             assertThat(stats.getPutErrors()).isZero();
         }

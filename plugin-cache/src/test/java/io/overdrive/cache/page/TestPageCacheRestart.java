@@ -154,7 +154,7 @@ class TestPageCacheRestart
             throws Exception
     {
         killWriterAfter(160);
-        long frame = PAGE_SIZE + PageFrame.TRAILER_SIZE;
+        long frame = PageFrame.frameLength(PAGE_SIZE);
         long quota = 30 * frame;
         PageCacheStats stats = new PageCacheStats();
         try (LocalPageCache cache = open(config().setTableQuota(DataSize.ofBytes(quota)), stats)) {

@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * holds into two directories of different sizes (with reads, file deletions and flushes mixed in) while a sampler walks
  * each directory on disk and adds up the sizes of the files it finds.
  * <p>
- * Bound during the storm: per directory, bytes on disk &le; max size + one frame (page + {@link PageFrame#TRAILER_SIZE})
+ * Bound during the storm: per directory, bytes on disk &le; max size + one frame ({@link PageFrame#frameLength} of a page)
  * per thread that can change the cache at that moment. Alluxio 2.9.6's {@code LocalCacheManager.putAttempt} decides
  * under the metadata lock: without eviction it adds the new page to the metadata (reserving its bytes) before the file
  * is written, so the disk holds less than the accounting; with eviction, phase 1 removes the victim from the metadata and
@@ -64,7 +64,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TestPageCacheSizeBound
 {
-    private static final int FRAME = PAGE_SIZE + PageFrame.TRAILER_SIZE;
+    private static final int FRAME = PageFrame.frameLength(PAGE_SIZE);
     private static final int THREADS = 24;
     // two directories of different sizes; the files spread over both, so both evict all the time
     private static final long[] MAX_SIZES = {96L * PAGE_SIZE, 40L * PAGE_SIZE};
@@ -172,8 +172,7 @@ class TestPageCacheSizeBound
                 for (PageId pageId : pages.keySet()) {
                     assertThat(cache.contains(pageId)).as("the file of %s is known to the cache", pageId).isTrue();
                     byte[] stored = Files.readAllBytes(pagePath(directory.path(), pageId));
-                    int length = PageFrame.verify(stored, stored.length);
-                    assertThat(Arrays.copyOf(stored, Math.max(0, length))).as("stored bytes of %s", pageId).isEqualTo(expected(pageId));
+                    assertThat(PageFrame.decode(stored, stored.length)).as("stored bytes of %s", pageId).isEqualTo(expected(pageId));
                 }
                 cachedBytes += onDisk;
             }

@@ -243,7 +243,7 @@ class TestPageCacheWriteStats
 
     private static int frame(PageId pageId)
     {
-        return TestingPages.length(pageId) + PageFrame.TRAILER_SIZE;
+        return PageFrame.frameLength(TestingPages.length(pageId));
     }
 
     // asynchronous writes reach the disk a little later

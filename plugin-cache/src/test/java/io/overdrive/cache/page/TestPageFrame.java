@@ -3,33 +3,56 @@ package io.overdrive.cache.page;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 
+import static io.overdrive.cache.page.PageFrame.CHUNK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TestPageFrame
 {
+    private static final int[] LENGTHS = {0, 1, 100, 4096, CHUNK_SIZE - 1, CHUNK_SIZE, CHUNK_SIZE + 1, 3 * CHUNK_SIZE + 17, 1 << 20};
+
     @Test
     void roundTrip()
     {
         Random random = new Random(7);
-        for (int length : new int[] {0, 1, 100, 4096, 1 << 20}) {
+        for (int length : LENGTHS) {
             byte[] page = new byte[length];
             random.nextBytes(page);
             byte[] frame = PageFrame.encode(ByteBuffer.wrap(page));
-            assertThat(frame).hasSize(length + PageFrame.TRAILER_SIZE);
+            assertThat(frame).hasSize(PageFrame.frameLength(length));
+            assertThat(frame).hasSize(length + PageFrame.chunks(length) * 4 + 12);
+            assertThat(PageFrame.pageLength(frame.length)).isEqualTo(length);
             assertThat(PageFrame.verify(frame, frame.length)).isEqualTo(length);
-            assertThat(java.util.Arrays.copyOf(frame, length)).isEqualTo(page);
+            assertThat(PageFrame.decode(frame, frame.length)).isEqualTo(page);
         }
+    }
+
+    @Test
+    void pageLengthInvertsFrameLength()
+    {
+        for (int length = 0; length < 5 * CHUNK_SIZE; length++) {
+            assertThat(PageFrame.pageLength(PageFrame.frameLength(length))).as("length %s", length).isEqualTo(length);
+        }
+        assertThat(PageFrame.pageLength(PageFrame.frameLength(64 << 20))).isEqualTo(64 << 20);
+    }
+
+    @Test
+    void lastChunkOfTheLargestPageStartsWithinThePageSize()
+    {
+        // Alluxio refuses a read whose offset is past the configured page size (cache.page-size is at most 64 MB)
+        int largest = 64 << 20;
+        assertThat(PageFrame.chunkStart(PageFrame.chunks(largest) - 1)).isLessThanOrEqualTo(largest);
     }
 
     @Test
     void everySingleBitFlipIsDetected()
     {
-        byte[] page = new byte[300];
+        byte[] page = new byte[CHUNK_SIZE + 300];
         new Random(1).nextBytes(page);
         byte[] frame = PageFrame.encode(ByteBuffer.wrap(page));
-        for (int bit = 0; bit < frame.length * 8; bit++) {
+        for (int bit = 0; bit < frame.length * 8; bit += (bit / 8 > 200 && bit / 8 < CHUNK_SIZE - 200) ? 61 : 1) {
             byte[] corrupt = frame.clone();
             corrupt[bit / 8] ^= (byte) (1 << (bit % 8));
             assertThat(PageFrame.verify(corrupt, corrupt.length)).as("bit %s", bit).isEqualTo(-1);
@@ -37,9 +60,53 @@ class TestPageFrame
     }
 
     @Test
+    void rangedReadsVerifyOnlyTheChunksTheyCover()
+    {
+        Random random = new Random(3);
+        int length = 4 * CHUNK_SIZE - 1000;
+        byte[] page = new byte[length];
+        random.nextBytes(page);
+        byte[] frame = PageFrame.encode(ByteBuffer.wrap(page));
+        // damage in chunk 2
+        byte[] damaged = frame.clone();
+        damaged[PageFrame.chunkStart(2) + 5] ^= 1;
+        for (int i = 0; i < 2_000; i++) {
+            int offset = random.nextInt(length);
+            int bytes = 1 + random.nextInt(length - offset);
+            int firstChunk = offset / CHUNK_SIZE;
+            int lastChunk = (offset + bytes - 1) / CHUNK_SIZE;
+            int spanStart = PageFrame.chunkStart(firstChunk);
+            int spanEnd = PageFrame.chunkEnd(length, lastChunk);
+            byte[] target = new byte[bytes + 2];
+            assertThat(PageFrame.copyVerified(ByteBuffer.wrap(frame, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, target, 1)).isTrue();
+            assertThat(Arrays.copyOfRange(target, 1, 1 + bytes)).isEqualTo(Arrays.copyOfRange(page, offset, offset + bytes));
+
+            byte[] fresh = new byte[bytes + 2];
+            boolean verified = PageFrame.copyVerified(ByteBuffer.wrap(damaged, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, fresh, 1);
+            assertThat(verified).as("%s bytes from %s", bytes, offset).isEqualTo(firstChunk > 2 || lastChunk < 2);
+            if (!verified) {
+                assertThat(fresh).as("nothing copied").containsOnly(0);
+            }
+        }
+    }
+
+    @Test
+    void framesOfTheEarlierFormatAreRejected()
+    {
+        // the page's bytes, their CRC32C, their length and "ODPG"
+        byte[] page = new byte[5000];
+        new Random(4).nextBytes(page);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(page);
+        ByteBuffer old = ByteBuffer.allocate(page.length + 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        old.put(page).putInt((int) crc.getValue()).putInt(page.length).putInt(0x4F445047);
+        assertThat(PageFrame.verify(old.array(), old.capacity())).isEqualTo(-1);
+    }
+
+    @Test
     void truncatedFramesAreRejected()
     {
-        byte[] page = new byte[5000];
+        byte[] page = new byte[CHUNK_SIZE + 5000];
         new Random(2).nextBytes(page);
         byte[] frame = PageFrame.encode(ByteBuffer.wrap(page));
         for (int length = 0; length < frame.length; length += 97) {
@@ -47,7 +114,7 @@ class TestPageFrame
         }
         // a page written only partly, with zeros where the rest should be (a torn write)
         byte[] torn = frame.clone();
-        java.util.Arrays.fill(torn, 2048, torn.length, (byte) 0);
+        Arrays.fill(torn, 2048, torn.length, (byte) 0);
         assertThat(PageFrame.verify(torn, torn.length)).isEqualTo(-1);
     }
 
@@ -55,8 +122,9 @@ class TestPageFrame
     void encodeDoesNotConsumeTheCallersBuffer()
     {
         ByteBuffer page = ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5}, 1, 3);
-        PageFrame.encode(page);
+        byte[] frame = PageFrame.encode(page);
         assertThat(page.position()).isEqualTo(1);
         assertThat(page.remaining()).isEqualTo(3);
+        assertThat(PageFrame.decode(frame, frame.length)).containsExactly(2, 3, 4);
     }
 }
