@@ -228,8 +228,11 @@ final class PageRestore
             return RestoreOutcome.PRESENT;
         }
         catch (IOException e) {
-            stats.recordGetError();
-            directory.health().failed("restore", e);
+            // a reader interrupted while it restores the page on read (a cancelled query) found no disk error
+            if (!DirectoryHealth.isInterrupt(e)) {
+                stats.recordGetError();
+                directory.health().failed("restore", e);
+            }
             return RestoreOutcome.CORRUPT;
         }
         if (frame.length != page.size() || PageFrame.verify(frame, frame.length) < 0) {
