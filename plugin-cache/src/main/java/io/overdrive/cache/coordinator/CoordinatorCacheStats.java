@@ -19,16 +19,17 @@ public class CoordinatorCacheStats
     private final AtomicLong bytesFromStorage = new AtomicLong();
     private final AtomicLong filesTooLarge = new AtomicLong();
     private final AtomicLong changedWhileLoading = new AtomicLong();
-    private final AtomicLong evictions = new AtomicLong();
     private final AtomicLong expirations = new AtomicLong();
     private volatile LongSupplier entries = () -> 0;
     private volatile LongSupplier bytesCached = () -> 0;
+    private volatile LongSupplier evictions = () -> 0;
 
-    /** What the tier holds now, read when a metric is. */
-    void setUsage(LongSupplier entries, LongSupplier bytesCached)
+    /** What the tier holds now and how many files it evicted so far, read when a metric is. */
+    void setUsage(LongSupplier entries, LongSupplier bytesCached, LongSupplier evictions)
     {
         this.entries = requireNonNull(entries, "entries is null");
         this.bytesCached = requireNonNull(bytesCached, "bytesCached is null");
+        this.evictions = requireNonNull(evictions, "evictions is null");
     }
 
     void recordHit()
@@ -55,11 +56,6 @@ public class CoordinatorCacheStats
     void recordChangedWhileLoading()
     {
         changedWhileLoading.incrementAndGet();
-    }
-
-    void recordEviction()
-    {
-        evictions.incrementAndGet();
     }
 
     void recordExpirations(long count)
@@ -116,7 +112,7 @@ public class CoordinatorCacheStats
     @Managed
     public long getEvictions()
     {
-        return evictions.get();
+        return evictions.getAsLong();
     }
 
     /** Files dropped because Trino wrote, renamed or deleted their path (or a directory above it) through the catalog. */

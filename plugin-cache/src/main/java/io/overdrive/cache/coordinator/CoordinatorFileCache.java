@@ -2,10 +2,11 @@ package io.overdrive.cache.coordinator;
 
 import com.google.common.annotations.VisibleForTesting;
 import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
-import com.google.common.cache.RemovalCause;
 import com.google.common.cache.Weigher;
+import com.google.common.util.concurrent.ExecutionError;
+import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
+import io.trino.cache.EvictableCacheBuilder;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
@@ -16,7 +17,10 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 
+import static com.google.common.base.Throwables.throwIfInstanceOf;
+import static com.google.common.base.Throwables.throwIfUnchecked;
 import static io.airlift.slice.SizeOf.estimatedSizeOf;
 import static io.airlift.slice.SizeOf.sizeOf;
 import static java.lang.Math.toIntExact;
@@ -33,13 +37,17 @@ import static java.util.Objects.requireNonNull;
  * as its key's length were read (a file replaced between its status and its read is served from storage instead);
  * files over {@code cache.coordinator.max-file-size} are always read from storage. The total is bounded by
  * {@code cache.coordinator.max-size} (least recently used files go first). Writes, renames and deletes through the
- * catalog drop the path's entries at once ({@link #expire}), to free their memory: the key alone already keeps them
- * from being served.
+ * catalog drop the path's entries at once ({@link #expire}): to free their memory, and for a file rewritten within
+ * its modification time's resolution with the same length, whose key does not change.
+ * <p>
+ * Concurrent opens of a file load it once, and a load that an {@link #expire} overtakes is not kept: the entries are
+ * Trino's {@link EvictableCacheBuilder} cache, whose invalidation also covers loads in flight, so the bytes a load
+ * read before a write can never be served after it.
  */
 public class CoordinatorFileCache
         implements TrinoFileSystemCache
 {
-    private final Cache<String, byte[]> files;
+    private final Cache<String, Content> files;
     private final long maxFileSize;
     private final CoordinatorCacheStats stats;
 
@@ -48,19 +56,16 @@ public class CoordinatorFileCache
     {
         this.stats = requireNonNull(stats, "stats is null");
         this.maxFileSize = config.getMaxFileSize().toBytes();
-        this.files = CacheBuilder.newBuilder()
+        this.files = EvictableCacheBuilder.newBuilder()
                 .maximumWeight(config.getMaxSize().toBytes())
-                .weigher((Weigher<String, byte[]>) (key, content) -> weight(key, content))
+                .weigher((Weigher<String, Content>) (_, content) -> content.weight())
                 // one segment: the bound is the configured size itself, not a quarter of it per segment (a file as
                 // large as a quarter would be evicted at once), and the coordinator's reads are few and serialized
                 .concurrencyLevel(1)
-                .removalListener(notification -> {
-                    if (notification.getCause() == RemovalCause.SIZE) {
-                        stats.recordEviction();
-                    }
-                })
+                // for the evictions metric
+                .recordStats()
                 .build();
-        stats.setUsage(files::size, this::bytesCached);
+        stats.setUsage(files::size, this::bytesCached, () -> files.stats().evictionCount());
     }
 
     @Override
@@ -107,6 +112,7 @@ public class CoordinatorFileCache
         List<String> expired = files.asMap().keySet().stream()
                 .filter(key -> paths.stream().anyMatch(key::startsWith))
                 .toList();
+        // also for a key whose load is in flight: what that load read is then not kept
         files.invalidateAll(expired);
         stats.recordExpirations(expired.size());
     }
@@ -121,24 +127,42 @@ public class CoordinatorFileCache
     private Optional<byte[]> content(TrinoInputFile delegate, String key)
             throws IOException
     {
-        byte[] content = files.getIfPresent(key);
-        if (content != null) {
+        Content cached = files.getIfPresent(key);
+        if (cached != null) {
             stats.recordHit();
-            return Optional.of(content);
+            return Optional.of(cached.bytes());
         }
         long length = delegate.length();
         if (length > maxFileSize) {
             stats.recordFileTooLarge();
             return Optional.empty();
         }
-        Optional<byte[]> loaded = load(delegate, toIntExact(length));
-        if (loaded.isEmpty()) {
-            stats.recordChangedWhileLoading();
-            return Optional.empty();
+        boolean[] loaded = new boolean[1];
+        Content content;
+        try {
+            // one load per key at a time: concurrent opens of the file wait for it
+            content = files.get(key, () -> {
+                loaded[0] = true;
+                return new Content(key, load(delegate, toIntExact(length)).orElseThrow(ChangedWhileLoading::new));
+            });
         }
-        stats.recordMiss(length);
-        files.put(key, loaded.get());
-        return loaded;
+        catch (ExecutionException | UncheckedExecutionException | ExecutionError e) {
+            if (e.getCause() instanceof ChangedWhileLoading) {
+                stats.recordChangedWhileLoading();
+                return Optional.empty();
+            }
+            throwIfInstanceOf(e.getCause(), IOException.class);
+            throwIfUnchecked(e.getCause());
+            throw new IOException("Reading " + delegate.location() + " failed", e.getCause());
+        }
+        if (loaded[0]) {
+            stats.recordMiss(length);
+        }
+        else {
+            // another open loaded it meanwhile
+            stats.recordHit();
+        }
+        return Optional.of(content.bytes());
     }
 
     // exactly length bytes, or empty when the file on storage is shorter or longer than its key says
@@ -156,13 +180,27 @@ public class CoordinatorFileCache
 
     private long bytesCached()
     {
-        return files.asMap().entrySet().stream()
-                .mapToLong(entry -> weight(entry.getKey(), entry.getValue()))
+        return files.asMap().values().stream()
+                .mapToLong(Content::weight)
                 .sum();
     }
 
-    private static int weight(String key, byte[] content)
+    /** A file's content in memory, with its key, which it is weighed with. */
+    private record Content(String key, byte[] bytes)
     {
-        return toIntExact(estimatedSizeOf(key) + sizeOf(content));
+        int weight()
+        {
+            return toIntExact(estimatedSizeOf(key) + sizeOf(bytes));
+        }
+    }
+
+    /** A load whose length was not its key's: the reader reads storage instead, and nothing is kept. */
+    private static final class ChangedWhileLoading
+            extends Exception
+    {
+        ChangedWhileLoading()
+        {
+            super("file changed while loading", null, false, false);
+        }
     }
 }

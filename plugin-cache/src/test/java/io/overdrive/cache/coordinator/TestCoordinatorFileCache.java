@@ -15,15 +15,22 @@ import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -171,6 +178,77 @@ class TestCoordinatorFileCache
     }
 
     @Test
+    void anExpireDuringALoadKeepsTheLoadedBytesOut()
+            throws Exception
+    {
+        CoordinatorFileCache cache = cache(new CoordinatorCacheConfig());
+        write(SCHEMA_FILE, "version 1");
+        // a rewrite within the modification time's resolution and of the same length keeps the key: only expire() can
+        // tell the versions apart
+        String key = key(storage.newInputFile(SCHEMA_FILE));
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        TrinoInputFile blocking = new BlockingInputFile(storage.newInputFile(SCHEMA_FILE), loading, proceed);
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> load = executor.submit(() -> {
+                try (InputStream stream = cache.cacheStream(blocking, key)) {
+                    return new String(stream.readAllBytes(), UTF_8);
+                }
+            });
+            // the load has read version 1 and not yet finished
+            assertThat(loading.await(10, SECONDS)).isTrue();
+            write(SCHEMA_FILE, "version 2");
+            cache.expire(SCHEMA_FILE);
+            proceed.countDown();
+            // the load began before the write: it may return what it read
+            assertThat(load.get(10, SECONDS)).isEqualTo("version 1");
+        }
+        finally {
+            executor.shutdownNow();
+        }
+        assertThat(cache.isCached(key)).as("the load that raced the expire is not kept").isFalse();
+        try (InputStream stream = cache.cacheStream(storage.newInputFile(SCHEMA_FILE), key)) {
+            assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("version 2");
+        }
+    }
+
+    @Test
+    void concurrentOpensOfAFileLoadItOnce()
+            throws Exception
+    {
+        CoordinatorFileCache cache = cache(new CoordinatorCacheConfig());
+        write(SCHEMA_FILE, "schema");
+        CountingInputFile file = new CountingInputFile(storage.newInputFile(SCHEMA_FILE));
+        String key = key(file);
+        int threads = 8;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 20; round++) {
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<String>> reads = IntStream.range(0, threads)
+                        .mapToObj(_ -> executor.submit(() -> {
+                            start.await();
+                            try (InputStream stream = cache.cacheStream(file, key)) {
+                                return new String(stream.readAllBytes(), UTF_8);
+                            }
+                        }))
+                        .toList();
+                for (Future<String> read : reads) {
+                    assertThat(read.get(10, SECONDS)).isEqualTo("schema");
+                }
+                cache.expire(SCHEMA_FILE);
+            }
+        }
+        finally {
+            executor.shutdownNow();
+        }
+        assertThat(file.opens.get()).as("one load per round").isEqualTo(20);
+        assertThat(stats.getMisses()).isEqualTo(20);
+        assertThat(stats.getHits()).isEqualTo(20 * (threads - 1));
+    }
+
+    @Test
     void positionalReadsFromMemory()
             throws IOException
     {
@@ -266,6 +344,76 @@ class TestCoordinatorFileCache
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new RuntimeException(e);
+        }
+    }
+
+    /** Reads the file whole when opened, then holds the stream back until {@code proceed}. */
+    private static final class BlockingInputFile
+            implements TrinoInputFile
+    {
+        private final TrinoInputFile delegate;
+        private final CountDownLatch loading;
+        private final CountDownLatch proceed;
+
+        BlockingInputFile(TrinoInputFile delegate, CountDownLatch loading, CountDownLatch proceed)
+        {
+            this.delegate = delegate;
+            this.loading = loading;
+            this.proceed = proceed;
+        }
+
+        @Override
+        public TrinoInput newInput()
+        {
+            throw new UnsupportedOperationException("the tier loads files as streams");
+        }
+
+        @Override
+        public long length()
+                throws IOException
+        {
+            return delegate.length();
+        }
+
+        @Override
+        public Instant lastModified()
+                throws IOException
+        {
+            return delegate.lastModified();
+        }
+
+        @Override
+        public boolean exists()
+                throws IOException
+        {
+            return delegate.exists();
+        }
+
+        @Override
+        public Location location()
+        {
+            return delegate.location();
+        }
+
+        @Override
+        public TrinoInputStream newStream()
+                throws IOException
+        {
+            byte[] content;
+            try (TrinoInputStream stream = delegate.newStream()) {
+                content = stream.readAllBytes();
+            }
+            loading.countDown();
+            try {
+                if (!proceed.await(10, SECONDS)) {
+                    throw new IOException("never released");
+                }
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException();
+            }
+            return new MemoryFileInputStream(location(), content, new CoordinatorCacheStats());
         }
     }
 
