@@ -4,7 +4,6 @@ import com.google.inject.Binder;
 import com.google.inject.Provider;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.airlift.configuration.ConfigurationFactory;
-import io.airlift.units.DataSize;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.cache.scan.SharedScanConfig;
@@ -126,11 +125,6 @@ public class PageCacheModule
             throw new IllegalArgumentException("%s=%s reads ahead for shared scans, which %s=false turns off: remove %s, or set %s=true".formatted(
                     SharedScanConfig.READ_AHEAD, sharedScans.getReadAhead(), SharedScanConfig.ENABLED, SharedScanConfig.READ_AHEAD, SharedScanConfig.ENABLED));
         }
-        long readAheadBytes = sharedScans.getReadAhead() * config.getPageSize().toBytes();
-        if (sharedScans.isEnabled() && readAheadBytes > sharedScans.getReadAheadMaxMemory().toBytes()) {
-            throw new IllegalArgumentException("%s=%s is less than one read-ahead (%s=%s pages of cache.page-size=%s), so nothing would ever be read ahead: set %s to at least %s, or lower %s".formatted(
-                    SharedScanConfig.READ_AHEAD_MAX_MEMORY, sharedScans.getReadAheadMaxMemory(), SharedScanConfig.READ_AHEAD, sharedScans.getReadAhead(), config.getPageSize(),
-                    SharedScanConfig.READ_AHEAD_MAX_MEMORY, DataSize.ofBytes(readAheadBytes).succinct(), SharedScanConfig.READ_AHEAD));
-        }
+        sharedScans.checkReadAheadFits(config.getPageSize());
     }
 }

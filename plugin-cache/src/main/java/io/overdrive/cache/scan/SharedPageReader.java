@@ -6,6 +6,8 @@ import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.scan.InFlightPages.Claim;
 import io.overdrive.cache.scan.PageFetch.PageBytes;
+import io.overdrive.cache.scan.ReadAhead.Held;
+import io.overdrive.cache.scan.ReadAhead.Reservation;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 
@@ -15,6 +17,8 @@ import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -32,7 +36,9 @@ import static java.util.Objects.requireNonNull;
  * taken over by its waiters; a waiter never waits longer than {@code cache.shared-scans.max-wait} in all.
  * <p>
  * Sequential readers also fetch {@code cache.read-ahead} pages ahead in the background (one such fetch at a time per
- * reader), so that they, and readers that join the same scan, find them in flight or cached.
+ * reader), so that they, and readers that join the same scan, find them in flight or cached. A page fetched ahead counts
+ * as this reader's access for admission when it is claimed, as if the reader had fetched it itself; one the cache does
+ * not keep anyway is held in read-ahead memory until the reader reads it, so that it is never fetched twice.
  */
 final class SharedPageReader
         implements Closeable
@@ -46,6 +52,8 @@ final class SharedPageReader
     // reader): a round trip to remote storage costs more than a page, as Trino's own readers judge
     // (parquet.max-merge-distance is 1MB, and its cache reads from the first missing page to the end)
     static final int MAX_GAP_PAGES = 1;
+    // and at most this many bytes (with cache.page-size up to 64MB, 64 pages would pass the 2GB of a Java array)
+    static final long MAX_BYTES_PER_FETCH = 1L << 30;
 
     private final SharedScans scans;
     private final PageCache cache;
@@ -60,12 +68,15 @@ final class SharedPageReader
     private final AtomicLong cacheBytes = new AtomicLong();
     private final AtomicLong sharedBytes = new AtomicLong();
     private final AtomicLong remoteBytes = new AtomicLong();
+    // pages fetched ahead that the cache did not keep, held for this reader: dropped when it closes
+    private final Map<PageId, Held> held = new ConcurrentHashMap<>();
 
     private TrinoInput remote;
     // sequential access, guarded by this
     private long lastPageRead = -2;
     private long readAheadEnd;
     private boolean readAheadRunning;
+    private boolean closed;
 
     SharedPageReader(SharedScans scans, TrinoInputFile remoteFile, String fileId, long fileLength, CacheReadContext context)
     {
@@ -116,7 +127,7 @@ final class SharedPageReader
         long last = (position + length - 1) / pageSize;
         List<Long> missing = new ArrayList<>();
         for (long page = first; page <= last; page++) {
-            if (!readCached(page, request)) {
+            if (!readCached(page, request) && !readHeld(page, request)) {
                 missing.add(page);
             }
         }
@@ -136,22 +147,22 @@ final class SharedPageReader
             List<Claim> claimed = new ArrayList<>();
             List<Claim> joined = new ArrayList<>();
             for (long page : pending) {
-                if (lookInCache && readCached(page, request)) {
+                if (lookInCache && (readCached(page, request) || readHeld(page, request))) {
                     continue;
                 }
                 Claim claim = scans.inFlight().claimOrJoin(pageId(page), false);
                 if (!claim.claimed()) {
                     joined.add(claim);
                 }
-                // its last fetch may have cached it between our look into the cache and the claim
-                else if (cache.contains(claim.pageId()) && readCached(page, request)) {
+                // its last fetch may have cached it, or held it for its reader, between our look and the claim
+                else if ((cache.contains(claim.pageId()) && readCached(page, request)) || readHeld(page, request)) {
                     scans.inFlight().fail(claim, PageFetch.GIVEN_UP);
                 }
                 else {
                     claimed.add(claim);
                 }
             }
-            fetch(this::remote, claimed, request);
+            fetch(this::remote, claimed, request, null);
             pending = new ArrayList<>();
             for (Claim claim : joined) {
                 if (!awaitFetch(claim, deadline, request)) {
@@ -206,10 +217,11 @@ final class SharedPageReader
     }
 
     /**
-     * Fetches the claimed pages (ascending), one remote read per run of close pages, resolving every claim
-     * whatever happens: completed with its bytes, or failed with the error, which is then thrown.
+     * Fetches the claimed pages (ascending), one remote read per run of close pages ({@link #runs}), resolving every
+     * claim whatever happens: completed with its bytes, or failed with the error, which is then thrown. A read-ahead
+     * passes its memory {@code reservation}, which covers every run, and no {@code request}.
      */
-    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request)
+    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Reservation reservation)
             throws IOException
     {
         if (claims.isEmpty()) {
@@ -219,16 +231,9 @@ final class SharedPageReader
         try {
             // opened only when this reader fetches: readers served by others' fetches never open the remote file
             TrinoInput input = remoteInput.open();
-            while (resolved < claims.size()) {
-                int end = resolved + 1;
-                long firstPage = claims.get(resolved).pageId().getPageIndex();
-                while (end < claims.size()
-                        && claims.get(end).pageId().getPageIndex() - firstPage < MAX_PAGES_PER_FETCH
-                        && claims.get(end).pageId().getPageIndex() - claims.get(end - 1).pageId().getPageIndex() <= MAX_GAP_PAGES + 1) {
-                    end++;
-                }
-                fetchRun(input, claims.subList(resolved, end), request);
-                resolved = end;
+            for (List<Claim> run : runs(claims, pageSize)) {
+                fetchRun(input, run, request, reservation);
+                resolved += run.size();
             }
         }
         catch (IOException | RuntimeException | Error e) {
@@ -240,12 +245,43 @@ final class SharedPageReader
         }
     }
 
-    private void fetchRun(TrinoInput input, List<Claim> run, Request request)
+    /**
+     * The remote reads of the claimed pages (ascending): runs of pages at most {@link #MAX_GAP_PAGES} apart (a read
+     * spans the pages between), each within {@link #MAX_PAGES_PER_FETCH} pages and {@link #MAX_BYTES_PER_FETCH} bytes.
+     */
+    static List<List<Claim>> runs(List<Claim> claims, long pageSize)
+    {
+        long maxPages = Math.clamp(MAX_BYTES_PER_FETCH / pageSize, 1, MAX_PAGES_PER_FETCH);
+        List<List<Claim>> runs = new ArrayList<>();
+        int start = 0;
+        while (start < claims.size()) {
+            long firstPage = claims.get(start).pageId().getPageIndex();
+            int end = start + 1;
+            while (end < claims.size()
+                    && claims.get(end).pageId().getPageIndex() - firstPage < maxPages
+                    && claims.get(end).pageId().getPageIndex() - claims.get(end - 1).pageId().getPageIndex() <= MAX_GAP_PAGES + 1) {
+                end++;
+            }
+            runs.add(claims.subList(start, end));
+            start = end;
+        }
+        return runs;
+    }
+
+    // the bytes one remote read of the run reads: from its first page to the end of its last, pages between included
+    private long runLength(List<Claim> run)
+    {
+        long start = run.getFirst().pageId().getPageIndex() * pageSize;
+        return Math.min(fileLength, (run.getLast().pageId().getPageIndex() + 1) * pageSize) - start;
+    }
+
+    private void fetchRun(TrinoInput input, List<Claim> run, Request request, Reservation reservation)
             throws IOException
     {
         long firstPage = run.getFirst().pageId().getPageIndex();
         long start = firstPage * pageSize;
-        int length = toIntExact(Math.min(fileLength, (run.getLast().pageId().getPageIndex() + 1) * pageSize) - start);
+        // at most MAX_BYTES_PER_FETCH; for a read-ahead, within its reservation
+        int length = toIntExact(runLength(run));
         byte[] data = new byte[length];
         input.readFully(start, data, 0, length);
         scans.stats().recordFetch(run.size(), length);
@@ -276,6 +312,11 @@ final class SharedPageReader
             catch (RuntimeException e) {
                 log.warn(e, "Caching page %s of %s failed", claim.pageId().getPageIndex(), path);
             }
+            if (reservation != null && !cache.contains(claim.pageId())) {
+                // refused (admission, rate limit, quota) or failed: held for this reader, which would otherwise fetch it
+                // again; a page a reader read already (joined its fetch) is not held
+                scans.readAhead().hold(claim.pageId(), bytes, reservation).ifPresent(page -> held.put(claim.pageId(), page));
+            }
             scans.inFlight().remove(claim);
         }
     }
@@ -295,6 +336,20 @@ final class SharedPageReader
         }
         cacheBytes.addAndGet(read);
         scans.readAhead().read(pageId);
+        return true;
+    }
+
+    // a page fetched ahead that the cache did not keep, held for its reader (this one, or one that read it first)
+    private boolean readHeld(long page, Request request)
+    {
+        if (scans.readAhead().pages() == 0) {
+            return false;
+        }
+        PageId pageId = pageId(page);
+        if (!scans.readAhead().readHeld(pageId, bytes -> sharedBytes.addAndGet(request.copy(page, pageSize, bytes)))) {
+            return false;
+        }
+        held.remove(pageId);
         return true;
     }
 
@@ -318,32 +373,38 @@ final class SharedPageReader
             return;
         }
         List<Claim> claims = new ArrayList<>();
-        long bytes = 0;
         for (long page = from; page < to; page++) {
             PageId pageId = pageId(page);
-            if (cache.contains(pageId)) {
+            if (cache.contains(pageId) || scans.readAhead().holds(pageId)) {
                 continue;
             }
             // a page in flight already is joined, not claimed: nothing to fetch
             Claim claim = scans.inFlight().claimOrJoin(pageId, true);
             if (claim.claimed()) {
                 claims.add(claim);
-                bytes += pageLength(page);
+                // fetched for this reader, which reads it next: its access counts now, once per opening as always, so
+                // that admission decides on the page as if the reader had fetched it itself
+                if (accessedPages.add(page)) {
+                    cache.recordAccess(pageId);
+                }
             }
         }
         if (claims.isEmpty()) {
             readAheadEnd = to;
             return;
         }
-        long reserved = bytes;
-        if (!scans.readAhead().reserve(reserved)) {
+        // every byte the remote reads will read, the pages between the claimed ones that they span included: at most
+        // cache.read-ahead pages, which the configuration checked fit cache.read-ahead-max-memory
+        long bytes = runs(claims, pageSize).stream().mapToLong(this::runLength).sum();
+        Optional<Reservation> reservation = scans.readAhead().reserve(bytes);
+        if (reservation.isEmpty()) {
             claims.forEach(claim -> scans.inFlight().fail(claim, PageFetch.GIVEN_UP));
             return;
         }
         readAheadRunning = true;
-        if (!scans.readAhead().submit(() -> readAhead(claims, reserved))) {
+        if (!scans.readAhead().submit(() -> readAhead(claims, reservation.get()))) {
             claims.forEach(claim -> scans.inFlight().fail(claim, PageFetch.GIVEN_UP));
-            scans.readAhead().release(reserved);
+            reservation.get().release();
             readAheadRunning = false;
             return;
         }
@@ -351,11 +412,11 @@ final class SharedPageReader
     }
 
     // on a read-ahead thread, with an input of its own: the reader goes on using its own meanwhile
-    private void readAhead(List<Claim> claims, long reserved)
+    private void readAhead(List<Claim> claims, Reservation reservation)
     {
         TrinoInput[] input = new TrinoInput[1];
         try {
-            fetch(() -> input[0] = remoteFile.newInput(), claims, null);
+            fetch(() -> input[0] = remoteFile.newInput(), claims, null, reservation);
         }
         catch (IOException | RuntimeException e) {
             // fetch() failed the claims it could not fetch: readers waiting for them take over
@@ -363,9 +424,23 @@ final class SharedPageReader
         }
         finally {
             closeQuietly(input[0]);
-            scans.readAhead().release(reserved);
+            // the pages it held keep their share until read or dropped
+            reservation.release();
             synchronized (this) {
                 readAheadRunning = false;
+                if (closed) {
+                    dropHeld();
+                }
+            }
+        }
+    }
+
+    // the reader is gone: pages still held for it are wasted (unless another reader takes them first)
+    private void dropHeld()
+    {
+        for (Map.Entry<PageId, Held> entry : held.entrySet()) {
+            if (held.remove(entry.getKey(), entry.getValue())) {
+                scans.readAhead().drop(entry.getKey(), entry.getValue());
             }
         }
     }
@@ -410,6 +485,8 @@ final class SharedPageReader
     public synchronized void close()
             throws IOException
     {
+        closed = true;
+        dropHeld();
         if (remote != null) {
             remote.close();
             remote = null;

@@ -77,6 +77,24 @@ public class SharedScanConfig
         return maxWait;
     }
 
+    /**
+     * Fails, naming the properties and the fix, when one read-ahead ({@code cache.read-ahead} pages of
+     * {@code cache.page-size}, the most memory one takes) does not fit {@code cache.read-ahead-max-memory}: nothing
+     * would ever be read ahead.
+     */
+    public void checkReadAheadFits(DataSize pageSize)
+    {
+        if (!enabled) {
+            return;
+        }
+        // long arithmetic: 1024 pages of 64MB is 64GB
+        long readAheadBytes = Math.multiplyExact((long) readAhead, pageSize.toBytes());
+        if (readAheadBytes > readAheadMaxMemory.toBytes()) {
+            throw new IllegalArgumentException("%s=%s is less than one read-ahead (%s=%s pages of cache.page-size=%s), so nothing would ever be read ahead: set %s to at least %s, or lower %s".formatted(
+                    READ_AHEAD_MAX_MEMORY, readAheadMaxMemory, READ_AHEAD, readAhead, pageSize, READ_AHEAD_MAX_MEMORY, DataSize.ofBytes(readAheadBytes).succinct(), READ_AHEAD));
+        }
+    }
+
     @Config("cache.shared-scans.max-wait")
     @ConfigDescription("How long a reader waits for another reader's fetch of a page before it reads remote storage itself")
     public SharedScanConfig setMaxWait(Duration maxWait)

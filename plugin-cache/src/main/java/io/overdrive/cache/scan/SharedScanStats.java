@@ -24,6 +24,7 @@ public class SharedScanStats
     private final AtomicLong readAheadPages = new AtomicLong();
     private final AtomicLong readAheadPagesUsed = new AtomicLong();
     private final AtomicLong readAheadPagesWasted = new AtomicLong();
+    private final AtomicLong readAheadPagesHeld = new AtomicLong();
     private final AtomicLong readAheadSkippedMemory = new AtomicLong();
     private final AtomicLong readAheadSkippedThreads = new AtomicLong();
     private volatile LongSupplier readAheadMemory = () -> 0;
@@ -73,6 +74,11 @@ public class SharedScanStats
     void recordReadAheadWasted()
     {
         readAheadPagesWasted.incrementAndGet();
+    }
+
+    void recordReadAheadHeld()
+    {
+        readAheadPagesHeld.incrementAndGet();
     }
 
     void recordReadAheadSkippedMemory()
@@ -159,12 +165,18 @@ public class SharedScanStats
         return readAheadPagesUsed.get();
     }
 
-    @Managed(description = "Pages fetched ahead that no reader read within a minute, or that the cache did not keep")
+    @Managed(description = "Pages fetched ahead that no reader read within a minute, or before the reader they were held for closed its file")
     public long getReadAheadPagesWasted()
     {
         // pages expire unread lazily: count those due now
         countExpiredReadAhead.run();
         return readAheadPagesWasted.get();
+    }
+
+    @Managed(description = "Pages fetched ahead that the cache did not keep (admission, rate limit, quota), held in read-ahead memory until their reader read them")
+    public long getReadAheadPagesHeld()
+    {
+        return readAheadPagesHeld.get();
     }
 
     @Managed(description = "Read-ahead fetches skipped because cache.read-ahead-max-memory was in use")
@@ -179,7 +191,7 @@ public class SharedScanStats
         return readAheadSkippedThreads.get();
     }
 
-    @Managed(description = "Bytes held by read-ahead fetches in flight now")
+    @Managed(description = "Read-ahead memory in use now: fetches in flight, and pages held for their reader")
     public long getReadAheadMemoryBytes()
     {
         return readAheadMemory.getAsLong();

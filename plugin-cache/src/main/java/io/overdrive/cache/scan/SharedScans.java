@@ -1,6 +1,7 @@
 package io.overdrive.cache.scan;
 
 import com.google.common.base.Ticker;
+import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
@@ -40,6 +41,8 @@ public final class SharedScans
         this.cache = requireNonNull(cache, "cache is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.cacheStats = requireNonNull(cacheStats, "cacheStats is null");
+        // as the catalog's configuration checked: one read-ahead fits its memory
+        config.checkReadAheadFits(DataSize.ofBytes(cache.pageSize()));
         this.readAhead = new ReadAhead(catalog, config.getReadAhead(), config.getReadAheadMaxMemory().toBytes(), UNREAD_RETENTION, ticker, stats);
         this.maxWaitNanos = config.getMaxWait().roundTo(NANOSECONDS);
         stats.setGauges(readAhead::memoryInUse, inFlight::size, readAhead::cleanUp);

@@ -39,6 +39,10 @@ final class StorageBoundary
     private volatile CountDownLatch releaseLatch = new CountDownLatch(0);
     private final AtomicReference<IOException> nextFailure = new AtomicReference<>();
     private final CountDownLatch blockedRead = new CountDownLatch(1);
+    private volatile int blockedReadLength;
+    // bytes that read-ahead threads are reading now (their buffers are allocated), and the most seen at once
+    private final AtomicLong readAheadBytesReading = new AtomicLong();
+    private final AtomicLong maxReadAheadBytesReading = new AtomicLong();
 
     StorageBoundary(TrinoInputFile file, int pageSize)
     {
@@ -73,6 +77,12 @@ final class StorageBoundary
         }
     }
 
+    /** How many bytes the blocked read reads. */
+    int blockedReadLength()
+    {
+        return blockedReadLength;
+    }
+
     void release()
     {
         releaseLatch.countDown();
@@ -105,11 +115,18 @@ final class StorageBoundary
         return inputsOpen.get();
     }
 
+    /** The most bytes that read-ahead threads were reading from this file at once. */
+    long maxReadAheadBytesReading()
+    {
+        return maxReadAheadBytesReading.get();
+    }
+
     private void read(TrinoInput input, long position, byte[] buffer, int offset, int length)
             throws IOException
     {
         CountDownLatch latch = gate.getAndSet(null);
         if (latch != null) {
+            blockedReadLength = length;
             blockedRead.countDown();
             try {
                 latch.await();
@@ -135,7 +152,18 @@ final class StorageBoundary
                 throw new InterruptedIOException("interrupted while reading " + file.location());
             }
         }
-        input.readFully(position, buffer, offset, length);
+        boolean readAhead = Thread.currentThread().getName().startsWith("overdrive-read-ahead-");
+        if (readAhead) {
+            maxReadAheadBytesReading.accumulateAndGet(readAheadBytesReading.addAndGet(length), Math::max);
+        }
+        try {
+            input.readFully(position, buffer, offset, length);
+        }
+        finally {
+            if (readAhead) {
+                readAheadBytesReading.addAndGet(-length);
+            }
+        }
         reads.incrementAndGet();
         bytesRead.addAndGet(length);
         for (long page = position / pageSize; page <= (position + length - 1) / pageSize; page++) {

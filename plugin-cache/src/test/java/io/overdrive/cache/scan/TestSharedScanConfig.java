@@ -13,6 +13,7 @@ import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestSharedScanConfig
 {
@@ -41,5 +42,18 @@ class TestSharedScanConfig
                 .setReadAheadMaxMemory(DataSize.of(1, DataSize.Unit.GIGABYTE))
                 .setMaxWait(new Duration(500, MILLISECONDS));
         assertFullMapping(properties, expected);
+    }
+
+    @Test
+    void oneReadAheadMustFitItsMemory()
+    {
+        // 4 pages of 64MB: exactly the default 256MB
+        new SharedScanConfig().checkReadAheadFits(DataSize.of(64, MEGABYTE));
+        // 1024 pages of 64MB: 64GB, computed without overflow
+        assertThatThrownBy(() -> new SharedScanConfig().setReadAhead(1024).checkReadAheadFits(DataSize.of(64, MEGABYTE)))
+                .hasMessage("cache.read-ahead-max-memory=256MB is less than one read-ahead (cache.read-ahead=1024 pages of cache.page-size=64MB), so nothing would ever be read ahead: " +
+                        "set cache.read-ahead-max-memory to at least 64GB, or lower cache.read-ahead");
+        // shared scans off: nothing is read ahead
+        new SharedScanConfig().setEnabled(false).setReadAhead(1024).checkReadAheadFits(DataSize.of(64, MEGABYTE));
     }
 }

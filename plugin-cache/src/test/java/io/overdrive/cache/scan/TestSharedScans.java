@@ -1,5 +1,6 @@
 package io.overdrive.cache.scan;
 
+import alluxio.client.file.cache.PageId;
 import com.google.common.base.Ticker;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
@@ -12,6 +13,7 @@ import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.scan.InFlightPages.Claim;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputStream;
@@ -39,6 +41,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
@@ -324,6 +327,88 @@ class TestSharedScans
     }
 
     @Test
+    void readAheadFetchesEachPageOnceWhenAdmissionRefusesIt()
+            throws Exception
+    {
+        // admission on and the cache full: a one-off scan's pages are refused, read ahead or not
+        startCache(Optional.of(sharing(4)), pageCacheConfig().setAdmissionEnabled(true).setMaxSizes("256kB"));
+        fillCache(128);
+        long evicted = cacheStats.getBytesEvicted();
+        long rejected = cacheStats.getAdmissionRejections();
+        long readAhead = stats.getReadAheadPages();
+        long held = stats.getReadAheadPagesHeld();
+        long used = stats.getReadAheadPagesUsed();
+
+        // each read-ahead done before the next read: every page fetched ahead is then refused before the reader reads it
+        readSequentially(true);
+        awaitIdle();
+        assertThat(cacheStats.getAdmissionRejections() - rejected).as("the scan's pages were refused").isGreaterThan(PAGES / 2);
+        assertThat(storage.bytesRead()).as("remote bytes of one cold sequential read").isEqualTo(FILE_SIZE);
+        for (long page = 0; page < PAGES; page++) {
+            assertThat(storage.reads(page)).as("remote reads of page %s", page).isEqualTo(1);
+        }
+        long readAheadPages = stats.getReadAheadPages() - readAhead;
+        // (a read while the last read-ahead's thread is finishing reads ahead no further: the next one catches up)
+        assertThat(readAheadPages).isGreaterThanOrEqualTo(8);
+        // all of them but those that found room (admission guards eviction only)
+        assertThat(stats.getReadAheadPagesHeld() - held).as("pages fetched ahead, refused, held").isBetween(readAheadPages - 4, readAheadPages);
+        assertThat(stats.getReadAheadPagesUsed() - used).as("pages fetched ahead and read").isEqualTo(readAheadPages);
+        // admission still keeps the one-off scan from evicting what the cache holds
+        assertThat(cacheStats.getBytesEvicted()).isEqualTo(evicted);
+    }
+
+    @Test
+    void pagesReadAheadAreAdmittedAsIfTheReaderFetchedThem()
+            throws Exception
+    {
+        startCache(Optional.of(sharing(4)), pageCacheConfig().setAdmissionEnabled(true).setMaxSizes("512kB"));
+        fillCache(160);
+        // two queries read the file: its pages are then frequent enough to evict the filler's, fetched ahead or not
+        readSequentially(false);
+        readSequentially(false);
+        awaitIdle();
+        long remoteBytes = storage.bytesRead();
+        readSequentially(false);
+        awaitIdle();
+        assertThat(storage.bytesRead()).as("the third read is served by the cache").isEqualTo(remoteBytes);
+    }
+
+    // the cache filled with the pages of another file of that many pages, which two queries read (a hot set)
+    private void fillCache(int pages)
+            throws IOException, InterruptedException
+    {
+        int size = pages * PAGE_SIZE;
+        Files.write(directory.resolve("filler.bin"), new byte[size]);
+        StorageBoundary filler = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///filler.bin")), PAGE_SIZE);
+        for (int query = 0; query < 2; query++) {
+            try (TrinoInput input = cache.cacheInput(filler, "local:///filler.bin#1#" + size)) {
+                for (int position = 0; position < size; position += PAGE_SIZE) {
+                    input.readFully(position, new byte[PAGE_SIZE], 0, PAGE_SIZE);
+                }
+            }
+            awaitIdle();
+        }
+        assertThat(cacheStats.getBytesEvicted()).as("the cache is full").isPositive();
+    }
+
+    // one query's sequential read of the file, a page at a time; awaitReadAhead: each read waits for the fetches it
+    // started ahead to end
+    private void readSequentially(boolean awaitReadAhead)
+            throws IOException, InterruptedException
+    {
+        try (TrinoInput input = open()) {
+            for (int position = 0; position < FILE_SIZE; position += PAGE_SIZE) {
+                assertRead(input, position, Math.min(PAGE_SIZE, FILE_SIZE - position));
+                long deadline = System.nanoTime() + SECONDS.toNanos(10);
+                // the read claimed its read-ahead's pages before it returned: they are in flight until fetched
+                while (awaitReadAhead && stats.getPagesInFlight() > 0 && System.nanoTime() < deadline) {
+                    MILLISECONDS.sleep(1);
+                }
+            }
+        }
+    }
+
+    @Test
     void readAheadStaysWithinItsMemory()
             throws Exception
     {
@@ -350,6 +435,48 @@ class TestSharedScans
         assertThat(maxMemory.get()).isLessThanOrEqualTo(4 * PAGE_SIZE);
         assertThat(stats.getReadAheadSkippedMemory()).isPositive();
         awaitIdle();
+    }
+
+    @Test
+    void readAheadReservesTheCachedPagesItsRemoteReadSpans()
+            throws Exception
+    {
+        startCache(Optional.of(sharing(4).setReadAheadMaxMemory(DataSize.ofBytes(4 * PAGE_SIZE))));
+        // pages 0, 1, 3 and 5 cached, read one by one (not sequential: no read-ahead)
+        try (TrinoInput input = open()) {
+            for (int page : new int[] {5, 3, 1, 0}) {
+                assertRead(input, page * PAGE_SIZE, PAGE_SIZE);
+            }
+        }
+        awaitIdle();
+        storage.blockNextRead(null);
+        try (TrinoInput input = open()) {
+            assertRead(input, 0, PAGE_SIZE);
+            // sequential: reads pages 2 to 5 ahead, of which 2 and 4 are missing; one remote read, page 3 read again
+            assertRead(input, PAGE_SIZE, PAGE_SIZE);
+            storage.awaitBlockedRead();
+            assertThat(storage.blockedReadLength()).isEqualTo(3 * PAGE_SIZE);
+            assertThat(stats.getReadAheadMemoryBytes()).as("read-ahead memory reserved for the remote read").isEqualTo(3 * PAGE_SIZE);
+            storage.release();
+            awaitIdle();
+        }
+        assertThat(stats.getReadAheadPages()).isEqualTo(2);
+    }
+
+    @Test
+    void remoteReadsFitAJavaArray()
+    {
+        List<Claim> claims = LongStream.range(0, 64)
+                .mapToObj(page -> new Claim(new PageId("file", page), new PageFetch(false), true))
+                .toList();
+        // 64 pages of 32MB would be 2GB, past what an array holds
+        for (long pageSize : new long[] {32L << 20, 64L << 20}) {
+            List<List<Claim>> runs = SharedPageReader.runs(claims, pageSize);
+            assertThat(runs).allSatisfy(run -> assertThat((run.getLast().pageId().getPageIndex() - run.getFirst().pageId().getPageIndex() + 1) * pageSize)
+                    .isLessThanOrEqualTo(SharedPageReader.MAX_BYTES_PER_FETCH));
+            assertThat(runs.stream().flatMap(List::stream).toList()).isEqualTo(claims);
+        }
+        assertThat(SharedPageReader.runs(claims, PAGE_SIZE)).hasSize(1);
     }
 
     @Test

@@ -26,6 +26,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -157,9 +158,9 @@ class TestSharedScansStress
             running.set(false);
             chaos.join();
 
-            System.out.printf("shared scans stress: %s reads, %s injected storage failures, %s interrupted; fetches %s, coalesced %s, take-overs %s, wait timeouts %s, read-ahead %s (used %s); evicted %s bytes, %s corrupt pages%n",
+            System.out.printf("shared scans stress: %s reads, %s injected storage failures, %s interrupted; fetches %s, coalesced %s, take-overs %s, wait timeouts %s, read-ahead %s (used %s, held %s); evicted %s bytes, %s corrupt pages%n",
                     reads, injectedFailures, interruptions, stats.getFetches(), stats.getCoalescedReads(), stats.getTakeOvers(), stats.getWaitTimeouts(),
-                    stats.getReadAheadPages(), stats.getReadAheadPagesUsed(), cacheStats.getBytesEvicted(), cacheStats.getCorruptPages());
+                    stats.getReadAheadPages(), stats.getReadAheadPagesUsed(), stats.getReadAheadPagesHeld(), cacheStats.getBytesEvicted(), cacheStats.getCorruptPages());
             assertThat(unexpected).isEmpty();
             long deadline = System.nanoTime() + SECONDS.toNanos(10);
             while ((stats.getPagesInFlight() > 0 || stats.getReadAheadMemoryBytes() > 0) && System.nanoTime() < deadline) {
@@ -177,6 +178,114 @@ class TestSharedScansStress
             for (StorageBoundary file : files) {
                 assertThat(file.inputsOpen()).as("remote inputs left open").isZero();
             }
+        }
+    }
+
+    @Test
+    void readAheadMemoryNeverPassesItsCap()
+            throws Exception
+    {
+        int pages = 200;
+        byte[] data = new byte[pages * PAGE_SIZE - 123];
+        new Random(5).nextBytes(data);
+        Files.write(directory.resolve("file"), data);
+        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///file")), PAGE_SIZE);
+        // slow enough that read-aheads overlap: the cap is what limits them
+        storage.setDelayMillis(5);
+        PageCacheConfig cacheConfig = new PageCacheConfig()
+                .setEnabled(true)
+                .setBaseDirectories(directory.resolve("cache").toString())
+                .setMaxSizes("2MB")
+                .setPageSize(DataSize.ofBytes(PAGE_SIZE))
+                .setAdmissionEnabled(false);
+        int readAhead = 4;
+        long cap = readAhead * PAGE_SIZE;
+        SharedScanConfig config = new SharedScanConfig()
+                .setReadAhead(readAhead)
+                .setReadAheadMaxMemory(DataSize.ofBytes(cap));
+        PageCacheStats cacheStats = new PageCacheStats();
+        SharedScanStats stats = new SharedScanStats();
+        ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+        AtomicLong maxReserved = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+
+        try (PageCache pageCache = PageCache.create("lake", cacheConfig, cacheStats);
+                SharedScans scans = new SharedScans("lake", pageCache, config, stats, cacheStats)) {
+            Thread sampler = Thread.ofPlatform().name("sampler").start(() -> {
+                while (running.get()) {
+                    maxReserved.accumulateAndGet(scans.readAhead().memoryInUse(), Math::max);
+                    Thread.onSpinWait();
+                }
+            });
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int thread = t;
+                Random random = new Random(2000 + t);
+                workers.add(Thread.ofPlatform().name("reader-" + t).start(() -> {
+                    for (int operation = 0; operation < OPERATIONS / 16; operation++) {
+                        // a file of its own (the same bytes), so that what other operations cached is not in the way
+                        String fileId = "file-%s-%s".formatted(thread, operation);
+                        int first = random.nextInt(pages - 40);
+                        int last = first + 8 + random.nextInt(32);
+                        int step = random.nextInt(4) == 0 ? 3 : 2;
+                        try {
+                            // pages here and there, read one by one (no read-ahead) and cached: a read-ahead between them
+                            // fetches runs that span them
+                            try (TrinoInput input = scans.input(storage, fileId, data.length, CacheReadContext.UNKNOWN)) {
+                                for (int page = last + 2 * readAhead; page >= first; page -= step) {
+                                    read(input, data, page * PAGE_SIZE, 1 + random.nextInt(PAGE_SIZE), unexpected);
+                                }
+                            }
+                            try (TrinoInput input = scans.input(storage, fileId, data.length, CacheReadContext.UNKNOWN)) {
+                                int position = first * PAGE_SIZE;
+                                while (position < (last + 1) * PAGE_SIZE) {
+                                    int length = 1 + random.nextInt(2 * PAGE_SIZE);
+                                    read(input, data, position, length, unexpected);
+                                    position += length;
+                                }
+                            }
+                        }
+                        catch (IOException | RuntimeException | Error e) {
+                            unexpected.add(e);
+                        }
+                    }
+                }));
+            }
+            for (Thread worker : workers) {
+                worker.join(SECONDS.toMillis(150));
+                assertThat(worker.isAlive()).as("%s finished", worker.getName()).isFalse();
+            }
+            running.set(false);
+            sampler.join();
+
+            System.out.printf("read-ahead memory stress: read ahead %s pages (%s skipped for memory), most read ahead at once %s bytes, most reserved %s bytes, cap %s%n",
+                    stats.getReadAheadPages(), stats.getReadAheadSkippedMemory(), storage.maxReadAheadBytesReading(), maxReserved, cap);
+            assertThat(unexpected).isEmpty();
+            assertThat(stats.getReadAheadPages()).isPositive();
+            assertThat(stats.getReadAheadSkippedMemory()).as("the cap was reached").isPositive();
+            assertThat(maxReserved.get()).as("read-ahead memory reserved at once").isLessThanOrEqualTo(cap);
+            assertThat(storage.maxReadAheadBytesReading()).as("read-ahead bytes being read at once").isLessThanOrEqualTo(cap);
+            long deadline = System.nanoTime() + SECONDS.toNanos(10);
+            while ((stats.getPagesInFlight() > 0 || stats.getReadAheadMemoryBytes() > 0) && System.nanoTime() < deadline) {
+                MILLISECONDS.sleep(10);
+            }
+            assertThat(stats.getPagesInFlight()).as("fetches left in flight").isZero();
+            assertThat(stats.getReadAheadMemoryBytes()).as("read-ahead memory left held").isZero();
+            assertThat(storage.inputsOpen()).as("remote inputs left open").isZero();
+        }
+    }
+
+    private static void read(TrinoInput input, byte[] data, int position, int length, ConcurrentLinkedQueue<Throwable> unexpected)
+            throws IOException
+    {
+        length = Math.min(length, data.length - position);
+        if (length <= 0) {
+            return;
+        }
+        byte[] buffer = new byte[length];
+        input.readFully(position, buffer, 0, length);
+        if (!Arrays.equals(buffer, 0, length, data, position, position + length)) {
+            unexpected.add(new AssertionError("wrong bytes at %s, %s long".formatted(position, length)));
         }
     }
 
