@@ -30,7 +30,7 @@ import java.util.stream.IntStream;
 
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -197,12 +197,12 @@ class TestCoordinatorFileCache
                 }
             });
             // the load has read version 1 and not yet finished
-            assertThat(loading.await(10, SECONDS)).isTrue();
+            assertThat(loading.await(2, MINUTES)).isTrue();
             write(SCHEMA_FILE, "version 2");
             cache.expire(SCHEMA_FILE);
             proceed.countDown();
             // the load began before the write: it may return what it read
-            assertThat(load.get(10, SECONDS)).isEqualTo("version 1");
+            assertThat(load.get(2, MINUTES)).isEqualTo("version 1");
         }
         finally {
             executor.shutdownNow();
@@ -235,7 +235,7 @@ class TestCoordinatorFileCache
                         }))
                         .toList();
                 for (Future<String> read : reads) {
-                    assertThat(read.get(10, SECONDS)).isEqualTo("schema");
+                    assertThat(read.get(2, MINUTES)).isEqualTo("schema");
                 }
                 cache.expire(SCHEMA_FILE);
             }
@@ -347,84 +347,13 @@ class TestCoordinatorFileCache
         }
     }
 
-    /** Reads the file whole when opened, then holds the stream back until {@code proceed}. */
-    private static final class BlockingInputFile
+    /** Forwards everything to another file; the tests' files override what they watch or hold back. */
+    private abstract static class ForwardingInputFile
             implements TrinoInputFile
     {
-        private final TrinoInputFile delegate;
-        private final CountDownLatch loading;
-        private final CountDownLatch proceed;
+        protected final TrinoInputFile delegate;
 
-        BlockingInputFile(TrinoInputFile delegate, CountDownLatch loading, CountDownLatch proceed)
-        {
-            this.delegate = delegate;
-            this.loading = loading;
-            this.proceed = proceed;
-        }
-
-        @Override
-        public TrinoInput newInput()
-        {
-            throw new UnsupportedOperationException("the tier loads files as streams");
-        }
-
-        @Override
-        public long length()
-                throws IOException
-        {
-            return delegate.length();
-        }
-
-        @Override
-        public Instant lastModified()
-                throws IOException
-        {
-            return delegate.lastModified();
-        }
-
-        @Override
-        public boolean exists()
-                throws IOException
-        {
-            return delegate.exists();
-        }
-
-        @Override
-        public Location location()
-        {
-            return delegate.location();
-        }
-
-        @Override
-        public TrinoInputStream newStream()
-                throws IOException
-        {
-            byte[] content;
-            try (TrinoInputStream stream = delegate.newStream()) {
-                content = stream.readAllBytes();
-            }
-            loading.countDown();
-            try {
-                if (!proceed.await(10, SECONDS)) {
-                    throw new IOException("never released");
-                }
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException();
-            }
-            return new MemoryFileInputStream(location(), content, new CoordinatorCacheStats());
-        }
-    }
-
-    /** Counts the opens of the file on storage. */
-    private static final class CountingInputFile
-            implements TrinoInputFile
-    {
-        private final TrinoInputFile delegate;
-        private final AtomicInteger opens = new AtomicInteger();
-
-        CountingInputFile(TrinoInputFile delegate)
+        ForwardingInputFile(TrinoInputFile delegate)
         {
             this.delegate = delegate;
         }
@@ -433,7 +362,6 @@ class TestCoordinatorFileCache
         public TrinoInput newInput()
                 throws IOException
         {
-            opens.incrementAndGet();
             return delegate.newInput();
         }
 
@@ -441,7 +369,6 @@ class TestCoordinatorFileCache
         public TrinoInputStream newStream()
                 throws IOException
         {
-            opens.incrementAndGet();
             return delegate.newStream();
         }
 
@@ -470,6 +397,76 @@ class TestCoordinatorFileCache
         public Location location()
         {
             return delegate.location();
+        }
+    }
+
+    /** Reads the file whole when opened, then holds the stream back until {@code proceed}. */
+    private static final class BlockingInputFile
+            extends ForwardingInputFile
+    {
+        private final CountDownLatch loading;
+        private final CountDownLatch proceed;
+
+        BlockingInputFile(TrinoInputFile delegate, CountDownLatch loading, CountDownLatch proceed)
+        {
+            super(delegate);
+            this.loading = loading;
+            this.proceed = proceed;
+        }
+
+        @Override
+        public TrinoInput newInput()
+        {
+            throw new UnsupportedOperationException("the tier loads files as streams");
+        }
+
+        @Override
+        public TrinoInputStream newStream()
+                throws IOException
+        {
+            byte[] content;
+            try (TrinoInputStream stream = delegate.newStream()) {
+                content = stream.readAllBytes();
+            }
+            loading.countDown();
+            try {
+                if (!proceed.await(2, MINUTES)) {
+                    throw new IOException("never released");
+                }
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException();
+            }
+            return new MemoryFileInputStream(location(), content, new CoordinatorCacheStats());
+        }
+    }
+
+    /** Counts the opens of the file on storage. */
+    private static final class CountingInputFile
+            extends ForwardingInputFile
+    {
+        private final AtomicInteger opens = new AtomicInteger();
+
+        CountingInputFile(TrinoInputFile delegate)
+        {
+            super(delegate);
+        }
+
+        @Override
+        public TrinoInput newInput()
+                throws IOException
+        {
+            opens.incrementAndGet();
+            return delegate.newInput();
+        }
+
+        @Override
+        public TrinoInputStream newStream()
+                throws IOException
+        {
+            opens.incrementAndGet();
+            return delegate.newStream();
         }
     }
 }
