@@ -13,7 +13,7 @@ import static io.overdrive.it.demo.PhaseResult.Phase.WARM;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The demo's results: a table per catalog and phase, Overdrive against stock {@code hive} with the issue's goals, and
+ * The demo's results: a table per catalog and phase, Overdrive against stock {@code hive} with the goals, and
  * a report directory ({@code report.md}, the PNG charts, every query run as CSV).
  */
 final class DemoReport
@@ -81,7 +81,7 @@ final class DemoReport
         return out.toString();
     }
 
-    /** Overdrive against stock hive, with the goals of issue #14. */
+    /** Overdrive against stock hive, with the demo's goals. */
     String verdict()
     {
         List<String[]> rows = new ArrayList<>();

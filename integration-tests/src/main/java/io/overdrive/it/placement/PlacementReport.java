@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import static java.util.stream.Collectors.joining;
 
 /**
- * The simulation's Markdown report: the model, a table per scale, the issue's goals, the sensitivity runs and
+ * The simulation's Markdown report: the model, a table per scale, the goals, the sensitivity runs and
  * Overdrive's settings. Every figure comes from the runs passed in.
  */
 final class PlacementReport
@@ -157,7 +157,7 @@ final class PlacementReport
 
     private static void goals(StringBuilder out, List<Run> runs)
     {
-        out.append("## Against the issue's goals (100 and 1,000 workers, Zipf skew)\n\n");
+        out.append("## Against the goals (100 and 1,000 workers, Zipf skew)\n\n");
         out.append("| goal | workers | Overdrive | Trino 483 | verdict |\n|---|---:|---:|---:|---|\n");
         for (int workers : List.of(100, 1000)) {
             Optional<SimulationResult> overdrive = find(runs, MAIN, workers, "overdrive");

@@ -102,7 +102,7 @@ public class PageCacheBenchmark
     static final String FS_CACHE_SMALL = "hive_fscache_small";
     static final String OVERDRIVE_SMALL = "overdrive_small";
     static final String OVERDRIVE_SMALL_LRU = "overdrive_small_lru";
-    // Overdrive without its coordinator tier (cache.coordinator.enabled=false), as it was before issue #16: a control,
+    // Overdrive without its coordinator tier (cache.coordinator.enabled=false), as it was before the coordinator tier existed: a control,
     // timed in the same rounds as the others
     static final String OVERDRIVE_NO_COORDINATOR = "overdrive_no_coordinator";
     static final List<String> REPEATED_CATALOGS = List.of(HIVE, FS_CACHE, OVERDRIVE);
@@ -730,7 +730,7 @@ public class PageCacheBenchmark
 
         void renderCpu(StringBuilder out)
         {
-            out.append("\n#### Warm CPU per query (issue #16)\n\n");
+            out.append("\n#### Warm CPU per query\n\n");
             out.append("The warm passes above (loopback, then with the %d ms DataNode delay), measured for CPU as well as wall time. ".formatted(readDelayMillis));
             out.append("Per query: *wall*, the client call; *analysis* and *planning*, Trino's `QueryStats.analysisTime` (resolving the tables: ");
             out.append("the file metastore's reads) and `planningTime` (optimizing, with table statistics), the coordinator's work before it schedules; *query CPU*, `QueryStats.totalCpuTime` (the CPU of the query's tasks: the worker's operators and ");
@@ -740,7 +740,7 @@ public class PageCacheBenchmark
             out.append("%d warm runs of each query; wall P50/P95 by nearest rank. HDFS requests are counted by the HDFS process itself around each ".formatted(repetitions));
             out.append("catalog's pass of the 5 queries. `coordinator cache` is what the catalog's cache served on the coordinator during the loopback ");
             out.append("warm passes: Trino's `AlluxioCacheStats` of the coordinator's `fs.cache`, Overdrive's `CoordinatorCacheStats`. ");
-            out.append("`overdrive_no_coordinator` is Overdrive with `cache.coordinator.enabled=false`, as it was before issue #16: a control, ");
+            out.append("`overdrive_no_coordinator` is Overdrive with `cache.coordinator.enabled=false`, as it was before the coordinator tier existed: a control, ");
             out.append("timed in the same rounds.\n\n");
             for (Map.Entry<String, Map<String, List<Sample>>> variant : cpuVariants().entrySet()) {
                 Map<String, List<Sample>> samples = variant.getValue();
@@ -935,7 +935,7 @@ public class PageCacheBenchmark
                         catalog.startsWith(OVERDRIVE) ? "%,d".formatted(all.admissionRejections()) : "n/a", formatBytes(pollutionCached.get(catalog))));
             }
 
-            out.append("\n#### Goals (issue #3)\n\n");
+            out.append("\n#### Goals\n\n");
             double reduction = 1 - (double) warmRemoteBytes.get(OVERDRIVE) / hiveWarm;
             double points = 100 * (pollutionHot.get(OVERDRIVE_SMALL).byteHitRatio() - pollutionHot.get(FS_CACHE_SMALL).byteHitRatio());
             out.append("| goal | measured | verdict |\n|---|---|---|\n");
@@ -948,7 +948,7 @@ public class PageCacheBenchmark
             for (Map.Entry<String, Map<String, List<Sample>>> variant : cpuVariants().entrySet()) {
                 double ratio = sumOfPercentiles(variant.getValue(), OVERDRIVE, 95, Sample::wallMillis) / sumOfPercentiles(variant.getValue(), FS_CACHE, 95, Sample::wallMillis);
                 double cpuRatio = sumOfMeans(variant.getValue(), OVERDRIVE, Sample::trinoCpuMillis) / sumOfMeans(variant.getValue(), FS_CACHE, Sample::trinoCpuMillis);
-                out.append("| warm P95 <= 0.9x Trino's fs.cache (issue #16), %s | overdrive/fs.cache P95: %.2f over the sum of the 5 queries; Trino JVM CPU per query: %.2f | %s |\n".formatted(
+                out.append("| warm P95 <= 0.9x Trino's fs.cache, %s | overdrive/fs.cache P95: %.2f over the sum of the 5 queries; Trino JVM CPU per query: %.2f | %s |\n".formatted(
                         variant.getKey(), ratio, cpuRatio, ratio <= 0.9 ? "met" : "not met"));
             }
             out.append("\nResults: every catalog returned the same rows as stock hive for every query: %s.\n".formatted(resultsMatch ? "yes" : "NO, " + mismatches));

@@ -513,7 +513,7 @@ public class SharedScanBenchmark
 
     private String goals(Map<String, Map<String, List<Run>>> runs)
     {
-        StringBuilder out = new StringBuilder("Against the issue's goals:\n\n| goal | `%s` | `%s` | met? |\n|---|---:|---:|---|\n".formatted(OFF, ON));
+        StringBuilder out = new StringBuilder("Against the goals:\n\n| goal | `%s` | `%s` | met? |\n|---|---:|---:|---|\n".formatted(OFF, ON));
         if (concurrency.contains(5)) {
             double offTime = medianRatio(runs.get(OFF).get("5"), runs.get(OFF).get("1"), Run::wallMillis);
             double onTime = medianRatio(runs.get(ON).get("5"), runs.get(ON).get("1"), Run::wallMillis);
