@@ -45,14 +45,9 @@ abstract sealed class SumAccumulator
     /** The sum as a number for the average; only called when {@link #hasValue}. */
     abstract BigDecimal toBigDecimal();
 
-    @Override
-    public final void writeFinal(PageBuilder output, int channel)
-    {
-        writeFinalValue(output, channel);
-    }
-
     /** The final value: the state, unless a subclass says otherwise. */
-    void writeFinalValue(PageBuilder output, int channel)
+    @Override
+    public void writeFinal(PageBuilder output, int channel)
     {
         writeState(output, channel);
     }
@@ -349,7 +344,7 @@ abstract sealed class SumAccumulator
         }
 
         @Override
-        void writeFinalValue(PageBuilder output, int channel)
+        public void writeFinal(PageBuilder output, int channel)
         {
             BlockBuilder builder = output.getBlockBuilder(channel);
             if (!hasValue) {
