@@ -7,9 +7,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +25,8 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -411,20 +413,26 @@ class TestPageCacheChecksums
         return TestingPages.content(page, length);
     }
 
-    // overwrites length bytes from offset (as far as the file goes) with other values
+    // overwrites length bytes from offset (as far as the file goes) with other values. The file may be deleted or written
+    // again, shorter, by the cache meanwhile: a file that is gone is not created again (NoSuchFileException), and one
+    // that now ends before offset is left alone
     private static void damage(Path file, long offset, int length)
             throws IOException
     {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            int bytes = (int) Math.min(length, raf.length() - offset);
-            byte[] buffer = new byte[bytes];
-            raf.seek(offset);
-            raf.readFully(buffer);
-            for (int i = 0; i < bytes; i++) {
-                buffer[i] ^= (byte) (0x5A + i);
+        try (FileChannel channel = FileChannel.open(file, READ, WRITE)) {
+            int bytes = (int) Math.min(length, channel.size() - offset);
+            if (bytes <= 0) {
+                return;
             }
-            raf.seek(offset);
-            raf.write(buffer);
+            ByteBuffer buffer = ByteBuffer.allocate(bytes);
+            while (buffer.hasRemaining() && channel.read(buffer, offset + buffer.position()) >= 0) {
+                // until the range is read, or the file ends
+            }
+            buffer.flip();
+            for (int i = 0; i < buffer.limit(); i++) {
+                buffer.put(i, (byte) (buffer.get(i) ^ (0x5A + i)));
+            }
+            channel.write(buffer, offset);
         }
     }
 
