@@ -25,18 +25,21 @@ record ClusterCounters(
 {
     static final ClusterCounters ZERO = new ClusterCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    // a catalog without the feature has no such MBean: it sums to 0
+    // a catalog without the feature has no such MBean: it sums to 0. The cache bytes are Overdrive's page cache's or,
+    // for a catalog with Trino's fs.cache, Alluxio's cache's as Trino counts them (AlluxioCacheStats: the sizes of the
+    // reads served from the cache and from storage)
     static ClusterCounters read(HdfsCluster hdfs, TrinoProcessCluster trino, String catalog)
     {
         String cache = "io.overdrive.cache.page:type=PageCacheStats,name=%s,*".formatted(catalog);
+        String trinoCache = "io.trino.filesystem.alluxio:type=AlluxioCacheStats,name=%s,*".formatted(catalog);
         String hedge = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
         String scan = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(catalog);
         String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=%s,*".formatted(catalog);
         return new ClusterCounters(
                 hdfs.bytesRead(),
                 hdfs.readRequests(),
-                trino.sumOverNodes(cache, "BytesFromCache"),
-                trino.sumOverNodes(cache, "BytesFromRemote"),
+                trino.sumOverNodes(cache, "BytesFromCache") + trino.sumOverNodes(trinoCache, "CacheReads.AllTime.Total"),
+                trino.sumOverNodes(cache, "BytesFromRemote") + trino.sumOverNodes(trinoCache, "ExternalReads.AllTime.Total"),
                 trino.sumOverNodes(hedge, "HedgedReadOps"),
                 trino.sumOverNodes(hedge, "HedgedReadOpsWin"),
                 trino.sumOverNodes(scan, "CoalescedReads"),

@@ -25,19 +25,31 @@ import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
- * The main job: a data lake on this machine and the same workload through stock Trino and through Overdrive, side by
- * side. Real HDFS (3 DataNodes) made to answer like remote storage (a latency per block read request, one DataNode
- * slow), a real three-node Trino cluster (coordinator + 2 workers, separate JVMs) with the Overdrive plugins installed
- * from their zips, TPC-H in Parquet on HDFS. Several users, each with its own connection, run a TPC-H mix at the same
- * time through stock {@code hive}, then through {@code overdrive} ({@code overdrive_hive} with the page cache, soft
- * affinity, hedged reads and shared scans), cold then warm; every result is compared with stock {@code hive}'s. Prints a
- * table and writes a report with charts. {@code --serve} keeps the cluster up for {@code ./overdrive cli}.
+ * The main job: a data lake on this machine and the same workload through three catalogs on the same files, side by
+ * side: {@code hive} (stock Trino, no cache), {@code trino_cache} (the best a Trino user can configure without Overdrive:
+ * Trino's own file system cache with its affinity, plus HDFS's own hedged reads in an {@code hdfs-site.xml}) and
+ * {@code overdrive} ({@code overdrive_hive} with its shipped defaults, only its features switched on). Real HDFS (3
+ * DataNodes) made to answer like remote storage, a real three-node Trino cluster (coordinator + 2 workers, separate
+ * JVMs) with the Overdrive plugins installed from their zips, TPC-H in Parquet on HDFS. Several users, each with its own
+ * connection, run a TPC-H mix at the same time through each catalog in turn, in the {@link Scenario}s asked for; every
+ * result is compared with stock {@code hive}'s. Prints a table and writes a report with charts. {@code --serve} keeps
+ * the cluster up for {@code ./overdrive cli}.
  */
 public final class Demo
 {
     static final String STOCK = "hive";
+    static final String TRINO_CACHE = "trino_cache";
     static final String OVERDRIVE = "overdrive";
+    static final List<String> CATALOGS = List.of(STOCK, TRINO_CACHE, OVERDRIVE);
     static final String SCHEMA = "lake";
+    // a small copy of the tables (TPC-H tiny) through which every catalog's code is warmed after a (re)start, without
+    // putting the measured tables into any cache
+    static final String WARMUP_SCHEMA = "warmup";
+    // the scan-pollution scenario's one-off table: lineitem several times over, larger than the cache
+    static final String SCAN_TABLE = "lineitem_history";
+    // each worker's cache directories, relative to its working directory
+    static final String TRINO_CACHE_DIRECTORY = "fs-cache";
+    static final String OVERDRIVE_CACHE_DIRECTORY = "cache";
     private static final List<String> TABLES = List.of("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem");
 
     private Demo() {}
@@ -73,16 +85,18 @@ public final class Demo
         long demoStart = System.nanoTime();
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         System.out.printf("""
-                Overdrive demo: a data lake on this machine, stock Trino against Trino with Overdrive, side by side.
-                  storage:  HDFS (1 NameNode, 3 DataNodes), %s
-                  Trino:    %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
-                  data:     TPC-H %s in Parquet on HDFS
-                  workload: %d concurrent users, each with its own connection, %d TPC-H queries each; cold, then %d warm pass(es)%s
-                  catalogs: %s = stock Hive connector; %s = overdrive_hive with page cache, soft affinity, hedged reads, shared scans
-                  work dir: %s
+                Overdrive demo: a data lake on this machine; stock Trino, Trino with its own cache, and Trino with Overdrive, side by side.
+                  storage:   HDFS (1 NameNode, 3 DataNodes), %s
+                  Trino:     %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
+                  data:      TPC-H %s in Parquet on HDFS
+                  workload:  %d concurrent users, each with its own connection, %d TPC-H queries each
+                  scenarios: %s
+                  catalogs:  %s = stock Hive connector; %s = stock Hive connector + Trino's fs.cache (%s per worker) + HDFS's own
+                             hedged reads (%d ms); %s = overdrive_hive, shipped defaults, cache %s per worker
+                  work dir:  %s
 
-                """, options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), options.users(), DemoQueries.ALL.size(), options.warmPasses(),
-                options.repetitions() > 1 ? ", all %d times".formatted(options.repetitions()) : "", STOCK, OVERDRIVE, options.work());
+                """, options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), options.users(), DemoQueries.ALL.size(), options.scenarioList(),
+                STOCK, TRINO_CACHE, options.cacheSizeProperty(), options.hdfsHedgeThreshold().toMillis(), OVERDRIVE, options.cacheSizeProperty(), options.work());
 
         step("1/6", "starting HDFS");
         long start = System.nanoTime();
@@ -91,52 +105,46 @@ public final class Demo
 
             step("2/6", "starting Trino: coordinator + 2 workers");
             start = System.nanoTime();
-            try (TrinoProcessCluster trino = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
+            Catalogs catalogs = new Catalogs(hdfs, options);
+            TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
                     .workers(2)
-                    .catalog(STOCK, "hive", stockCatalog(hdfs))
-                    .catalog(OVERDRIVE, "overdrive_hive", overdriveCatalog(hdfs, options))
-                    .catalog("tpch", "tpch", Map.of())
-                    .start()) {
+                    // Trino's fs.cache wants its directory to exist, as an operator creates it
+                    .nodeDirectory(TRINO_CACHE_DIRECTORY);
+            for (String catalog : CATALOGS) {
+                builder.catalog(catalog, catalogs.connector(catalog), catalogs.properties(catalog, options.cacheSizeProperty()));
+            }
+            try (TrinoProcessCluster trino = builder.catalog("tpch", "tpch", Map.of()).start()) {
                 done(start, "coordinator at " + trino.coordinator().httpUri());
 
                 step("3/6", "loading TPC-H %s into Parquet tables on HDFS".formatted(options.scale()));
                 start = System.nanoTime();
-                load(trino, options.scale());
-                done(start, "%d tables in %s.%s (the same files are %s.%s)".formatted(TABLES.size(), STOCK, SCHEMA, OVERDRIVE, SCHEMA));
+                Lake lake = load(trino, options);
+                done(start, "%d tables, %s in %s.%s (the same files are %s.%s and %s.%s)".formatted(TABLES.size(), DemoReport.bytes(lake.bytes()), STOCK, SCHEMA,
+                        TRINO_CACHE, SCHEMA, OVERDRIVE, SCHEMA));
 
-                step("4/6", "reference results from stock hive, one run of each query per catalog to warm the JVMs");
+                step("4/6", "reference results from stock hive; every catalog's code warmed on the %s schema".formatted(WARMUP_SCHEMA));
                 start = System.nanoTime();
                 Map<String, List<List<Object>>> reference = reference(trino);
-                done(start, "%d reference results; Overdrive's cache flushed".formatted(reference.size()));
+                warmUp(trino);
+                done(start, "%d reference results".formatted(reference.size()));
 
                 step("5/6", "making storage behave like a data lake: " + options.storage());
-                hdfs.setReadDelay(options.storageLatency());
-                if (options.storageBandwidth() > 0) {
-                    hdfs.setReadBandwidth(options.storageBandwidth());
-                }
-                else {
-                    hdfs.clearReadBandwidth();
-                }
-                if (!options.slowDataNode().isZero()) {
-                    hdfs.setSlowDataNode(0, Duration.ZERO, options.slowDataNode());
-                }
-                else {
-                    hdfs.clearSlowDataNode();
-                }
+                healthyStorage(hdfs, options);
 
-                step("6/6", "%d users run the mix through each catalog, cold then warm".formatted(options.users()));
-                List<PhaseResult> results = runPhases(hdfs, trino, options, reference);
+                step("6/6", "%d users run the mix through each catalog, scenario by scenario".formatted(options.users()));
+                Scenarios scenarios = new Scenarios(hdfs, trino, options, catalogs, lake, reference);
+                List<PhaseResult> results = scenarios.run();
 
-                DemoReport report = new DemoReport(results, STOCK, OVERDRIVE);
-                String header = header(options, startedAt, seconds(demoStart));
-                String subtitle = "%s vs %s: %d users, TPC-H %s; storage %s".formatted(STOCK, OVERDRIVE, options.users(), options.scale(), options.storage());
+                DemoReport report = new DemoReport(results, CATALOGS);
+                String header = header(options, lake, startedAt, seconds(demoStart)) + notes(scenarios.notes());
+                String subtitle = "%s: %d users, TPC-H %s; storage %s".formatted(String.join(" vs ", CATALOGS), options.users(), options.scale(), options.storage());
                 Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
-                System.out.printf("%n%s%n%s%n", report.table(), report.verdict());
+                System.out.printf("%n%s%n%s%n", report.table(), report.scoreboard());
                 System.out.printf("""
                         Storage bytes and requests: counted by the DataNodes as they serve them (metadata and footers included).
-                        Cache, hedge, coalescing and placement figures: Overdrive's MBeans on the Trino nodes, over JMX.
+                        Cache figures: Overdrive's MBeans and Trino's AlluxioCacheStats on the Trino nodes, over JMX.
                         Times are wall clock as each user's JDBC client saw them, on a shared 2-core machine: read them as
-                        indications; ./overdrive bench all repeats this scenario (docs/benchmarks.md).
+                        indications; ./overdrive bench all runs every scenario (docs/benchmarks.md).
                         Report (charts and every run beside it): %s
                         Demo finished in %.0fs.
                         """, file, seconds(demoStart));
@@ -148,115 +156,148 @@ public final class Demo
         }
     }
 
-    private static Map<String, String> stockCatalog(HdfsCluster hdfs)
+    /** The three catalogs' properties, over the same metastore and files. */
+    static final class Catalogs
     {
-        Map<String, String> properties = HiveCatalogs.hiveOnHdfs(hdfs, "/demo/metastore");
-        // the demo's metastore is Trino's file metastore on the same slow storage; a lake's Hive metastore would not be
-        // behind the DataNodes, so both catalogs keep its metadata in memory, as Trino can
-        properties.put("hive.metastore-cache-ttl", "10m");
-        return properties;
-    }
+        private final HdfsCluster hdfs;
+        private final Path hdfsSite;
 
-    /** The stock catalog's properties plus every Overdrive feature, as an operator would set them for this storage. */
-    static Map<String, String> overdriveCatalog(HdfsCluster hdfs, DemoOptions options)
-    {
-        // a read that takes twice the storage's usual latency is hedged (at least 20 ms); up to half of the reads may be
-        // hedged, since one replica in three is slow here
-        long threshold = Math.max(20, 2 * options.storageLatency().toMillis());
-        return HiveCatalogs.withEveryFeature(stockCatalog(hdfs), threshold + "ms");
-    }
+        Catalogs(HdfsCluster hdfs, DemoOptions options)
+        {
+            this.hdfs = hdfs;
+            this.hdfsSite = HiveCatalogs.writeHedgedHdfsSite(options.work().resolve("trino-cache-hdfs-site.xml"), options.hdfsHedgeThreshold());
+        }
 
-    private static void load(TrinoProcessCluster trino, String scale)
-    {
-        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, SCHEMA));
-        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, SCHEMA));
-        for (String table : TABLES) {
-            long start = System.nanoTime();
-            long rows = trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"%s\".%s".formatted(STOCK, SCHEMA, table, scale, table));
-            System.out.printf("      %-9s %,10d rows  %5.1fs%n", table, rows, seconds(start));
+        String connector(String catalog)
+        {
+            return catalog.equals(OVERDRIVE) ? "overdrive_hive" : "hive";
+        }
+
+        Map<String, String> properties(String catalog, String cacheSize)
+        {
+            Map<String, String> stock = HiveCatalogs.hiveOnHdfs(hdfs, "/demo/metastore");
+            // the demo's metastore is Trino's file metastore on the same slow storage; a lake's Hive metastore would not
+            // be behind the DataNodes, so every catalog keeps its metadata in memory, as Trino can
+            stock.put("hive.metastore-cache-ttl", "10m");
+            return switch (catalog) {
+                case STOCK -> stock;
+                case TRINO_CACHE -> HiveCatalogs.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize, hdfsSite);
+                case OVERDRIVE -> HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
+                default -> throw new IllegalArgumentException("unknown catalog " + catalog);
+            };
         }
     }
 
-    // the reference rows come from stock hive; each query also runs once through Overdrive, so that both plugins'
-    // code is compiled before anything is timed, then Overdrive's cache is emptied
+    /** The measured tables' total size and lineitem's (bytes of their files). */
+    record Lake(long bytes, long lineitemBytes, int scanCopies, long scanBytes) {}
+
+    private static Lake load(TrinoProcessCluster trino, DemoOptions options)
+    {
+        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, SCHEMA));
+        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, WARMUP_SCHEMA));
+        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, SCHEMA));
+        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, WARMUP_SCHEMA));
+        long total = 0;
+        for (String table : TABLES) {
+            long start = System.nanoTime();
+            long rows = trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"%s\".%s".formatted(STOCK, SCHEMA, table, options.scale(), table));
+            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.%s".formatted(STOCK, WARMUP_SCHEMA, table, table));
+            long bytes = tableBytes(trino, SCHEMA, table);
+            total += bytes;
+            System.out.printf("      %-9s %,10d rows %10s  %5.1fs%n", table, rows, DemoReport.bytes(bytes), seconds(start));
+        }
+        long lineitem = tableBytes(trino, SCHEMA, "lineitem");
+        int copies = 0;
+        long scanBytes = 0;
+        if (options.scenarios().contains(Scenario.SCAN_POLLUTION)) {
+            // larger than the cache by half, so that a cache that admits it all loses everything it held
+            copies = (int) Math.max(2, Math.ceil(1.5 * options.cacheSize() / lineitem));
+            long start = System.nanoTime();
+            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT l.* FROM %s.%s.lineitem l CROSS JOIN UNNEST(sequence(1, %d)) AS copies(copy)"
+                    .formatted(STOCK, SCHEMA, SCAN_TABLE, STOCK, SCHEMA, copies));
+            scanBytes = tableBytes(trino, SCHEMA, SCAN_TABLE);
+            System.out.printf("      %s: lineitem %d times, %s  %5.1fs%n", SCAN_TABLE, copies, DemoReport.bytes(scanBytes), seconds(start));
+        }
+        return new Lake(total, lineitem, copies, scanBytes);
+    }
+
+    private static long tableBytes(TrinoProcessCluster trino, String schema, String table)
+    {
+        Object bytes = trino.query("SELECT sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM %s.%s.%s)".formatted(STOCK, schema, table)).getFirst().getFirst();
+        return bytes == null ? 0 : ((Number) bytes).longValue();
+    }
+
+    // the reference rows come from stock hive, which has no cache to fill
     private static Map<String, List<List<Object>>> reference(TrinoProcessCluster trino)
     {
         Map<String, List<List<Object>>> reference = new LinkedHashMap<>();
         for (DemoQueries.Query query : DemoQueries.ALL) {
-            List<List<Object>> rows = trino.query(query.sql(STOCK + "." + SCHEMA));
-            reference.put(query.name(), rows);
-            if (!ResultRows.same(trino.query(query.sql(OVERDRIVE + "." + SCHEMA)), rows)) {
-                System.out.printf("      %s: overdrive's rows differ from stock hive's%n", query.name());
-            }
+            reference.put(query.name(), trino.query(query.sql(STOCK + "." + SCHEMA)));
         }
-        flush(trino);
         return reference;
     }
 
-    private static List<PhaseResult> runPhases(HdfsCluster hdfs, TrinoProcessCluster trino, DemoOptions options, Map<String, List<List<Object>>> reference)
-            throws InterruptedException
+    // every catalog runs the mix on the small warm-up tables, so that its code is compiled before anything is timed,
+    // after the cluster or its workers start; stock hive's rows there are the reference for the others
+    static void warmUp(TrinoProcessCluster trino)
     {
-        ConcurrentUsers users = new ConcurrentUsers(trino, options.users(), DemoQueries.ALL, reference);
-        List<PhaseResult> results = new ArrayList<>();
-        for (int repetition = 1; repetition <= options.repetitions(); repetition++) {
-            // alternate which catalog goes first, so that neither always meets the other's leftovers
-            List<String> order = repetition % 2 == 1 ? List.of(STOCK, OVERDRIVE) : List.of(OVERDRIVE, STOCK);
-            String round = options.repetitions() > 1 ? " (repetition %d of %d)".formatted(repetition, options.repetitions()) : "";
-            for (PhaseResult.Phase phase : PhaseResult.Phase.values()) {
-                for (String catalog : order) {
-                    if (phase == COLD && catalog.equals(OVERDRIVE)) {
-                        flush(trino);
-                    }
-                    settle(trino);
-                    String label = "%s %s%s".formatted(catalog, phase.label(), round);
-                    ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
-                    long start = System.nanoTime();
-                    List<ConcurrentUsers.QueryRun> runs = users.run(label, catalog + "." + SCHEMA, phase == COLD ? 1 : options.warmPasses());
-                    long wallMillis = (System.nanoTime() - start) / 1_000_000;
-                    settle(trino);
-                    PhaseResult result = new PhaseResult(catalog, phase, repetition, runs, wallMillis, ClusterCounters.read(hdfs, trino, catalog).minus(before));
-                    results.add(result);
-                    PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
-                    System.out.printf("      %-9s %-5s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", catalog, phase.label(), runs.size(), wallMillis / 1000.0,
-                            summary.p50(), summary.p95(), DemoReport.bytes(result.counters().remoteBytes()),
-                            summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK HIVE %s".formatted(summary.mismatches(), summary.errors()));
+        for (DemoQueries.Query query : DemoQueries.ALL) {
+            List<List<Object>> expected = trino.query(query.sql(STOCK + "." + WARMUP_SCHEMA));
+            for (String catalog : CATALOGS.subList(1, CATALOGS.size())) {
+                if (!ResultRows.same(trino.query(query.sql(catalog + "." + WARMUP_SCHEMA)), expected)) {
+                    throw new IllegalStateException("%s: %s's rows differ from stock hive's on the %s tables".formatted(query.name(), catalog, WARMUP_SCHEMA));
                 }
             }
         }
-        return results;
     }
 
-    private static void flush(TrinoProcessCluster trino)
+    static void healthyStorage(HdfsCluster hdfs, DemoOptions options)
     {
-        settle(trino);
-        trino.query("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(OVERDRIVE));
-    }
-
-    // read-ahead may still be fetching pages after the queries are done; they belong to no phase, so wait for them
-    private static void settle(TrinoProcessCluster trino)
-    {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (trino.sumOverWorkers("io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(OVERDRIVE), "PagesInFlight") > 0 && System.nanoTime() < deadline) {
-            sleepUninterruptibly(100, MILLISECONDS);
+        hdfs.setReadDelay(options.storageLatency());
+        if (options.storageBandwidth() > 0) {
+            hdfs.setReadBandwidth(options.storageBandwidth());
         }
+        else {
+            hdfs.clearReadBandwidth();
+        }
+        hdfs.clearSlowDataNode();
     }
 
-    private static String header(DemoOptions options, Instant startedAt, double seconds)
+    private static String notes(List<String> notes)
+    {
+        if (notes.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("\nUnmeasured steps between the phases:\n");
+        notes.forEach(note -> out.append("- ").append(note).append('\n'));
+        return out.toString();
+    }
+
+    private static String header(DemoOptions options, Lake lake, Instant startedAt, double seconds)
     {
         return """
                 # Overdrive demo report
 
-                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: %s users, TPC-H %s (Parquet), %d warm pass(es), %d repetition(s).
-                Storage: HDFS, 3 DataNodes on loopback, replication 3; %s.
+                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (Parquet, %s in %d tables), %d warm pass(es) per catalog.
+                Storage: HDFS, 3 DataNodes on loopback, replication 3; %s; in the slow-node scenario %s.
                 Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
 
-                Catalogs: `%s` = stock Hive connector (the anchor); `%s` = `overdrive_hive`, same metastore and files, with the page
-                cache, soft affinity (one preferred worker per file), hedged reads and shared scans on. Both keep metastore metadata
-                in memory (`hive.metastore-cache-ttl`). Cold: Overdrive's cache flushed on every worker, each user runs the mix once;
-                warm: the passes after it. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
-                """.formatted(startedAt, seconds, options.users(), options.scale(), options.warmPasses(), options.repetitions(), options.storage(),
+                Catalogs, on the same metastore and files:
+                - `%s`: stock Hive connector, no cache (the anchor of "without anything").
+                - `%s`: stock Hive connector with Trino's own file system cache (`fs.cache.enabled=true`, %s per worker, 1 MB pages,
+                  Trino's cache affinity at its defaults) and HDFS's own hedged reads (`hdfs-site.xml`: 128 threads, threshold %d ms,
+                  the best of 10 ms to 2 s for stock Trino on this storage in `./overdrive bench hedge`): what a Trino user runs without Overdrive.
+                - `%s`: `overdrive_hive` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
+                  same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
+                All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
+                empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
+                the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (seed %d), warm passes in
+                the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
+                """.formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
+                options.warmPasses(), options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-                System.getProperty("java.runtime.version"), STOCK, OVERDRIVE);
+                System.getProperty("java.runtime.version"), STOCK, TRINO_CACHE, options.cacheSizeProperty(), options.hdfsHedgeThreshold().toMillis(),
+                OVERDRIVE, options.seed());
     }
 
     private static void serve(TrinoProcessCluster trino, HdfsCluster hdfs, DemoOptions options)
@@ -274,15 +315,16 @@ public final class Demo
         boolean defaultWork = options.work().equals(options.repo().resolve(".demo"));
         System.out.printf("""
 
-                The cluster stays up, storage still slow (%s), until you press Ctrl-C.
+                The cluster stays up, storage still like a lake (%s), until you press Ctrl-C.
                   Trino CLI: %s   (in another terminal; trino-cli 476 from Maven Central, same client protocol as 483)
                   Web UI:    http://127.0.0.1:%d/ui/  (any user name)
                   JDBC:      %s?user=demo
-                  Catalogs:  %s (stock Hive), %s (overdrive_hive), tpch; tables in schema %s, e.g. SELECT count(*) FROM %s.%s.lineitem
+                  Catalogs:  %s (stock Hive), %s (Hive + Trino's fs.cache), %s (overdrive_hive), tpch; tables in schema %s,
+                             e.g. SELECT count(*) FROM %s.%s.lineitem
                   JMX:       %s  (Overdrive's MBeans: io.overdrive.*, e.g. with jconsole)
                   HDFS:      %s  (NameNode)
                   Logs:      %s
-                """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, OVERDRIVE, SCHEMA,
+                """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, TRINO_CACHE, OVERDRIVE, SCHEMA,
                 OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent());
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();

@@ -3,6 +3,8 @@ package io.overdrive.it.demo;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
@@ -36,31 +38,41 @@ final class DemoCharts
     private DemoCharts() {}
 
     /** Writes the three charts into {@code directory}; returns their files. */
-    static List<Path> write(Path directory, List<PhaseSummary> summaries, String subtitle)
+    static List<Path> write(Path directory, List<PhaseSummary> summaries, List<String> catalogs, String subtitle)
     {
         System.setProperty("java.awt.headless", "true");
         return List.of(
-                save(directory.resolve(PERCENTILES), percentiles(summaries, subtitle)),
-                save(directory.resolve(DISTRIBUTION), distribution(summaries, subtitle)),
-                save(directory.resolve(REMOTE_BYTES), remoteBytes(summaries, subtitle)));
+                save(directory.resolve(PERCENTILES), percentiles(summaries, catalogs, subtitle)),
+                save(directory.resolve(DISTRIBUTION), distribution(summaries, catalogs, subtitle)),
+                save(directory.resolve(REMOTE_BYTES), remoteBytes(summaries, catalogs, subtitle)));
     }
 
-    private static JFreeChart percentiles(List<PhaseSummary> summaries, String subtitle)
+    private static String category(PhaseSummary summary)
+    {
+        return summary.scenario().id() + " " + summary.phase().label();
+    }
+
+    private static JFreeChart percentiles(List<PhaseSummary> summaries, List<String> catalogs, String subtitle)
     {
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
-        for (PhaseSummary summary : summaries) {
-            dataset.addValue(summary.p50(), summary.catalog(), summary.phase().label() + " P50");
-            dataset.addValue(summary.p95(), summary.catalog(), summary.phase().label() + " P95");
+        for (String catalog : catalogs) {
+            for (PhaseSummary summary : summaries) {
+                if (summary.catalog().equals(catalog)) {
+                    dataset.addValue(summary.p95(), catalog, category(summary));
+                }
+            }
         }
-        JFreeChart chart = ChartFactory.createBarChart("Query time as users see it (ms, lower is better)", null, "milliseconds", dataset, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createBarChart("P95 query time as users see it (ms, lower is better)", null, "milliseconds", dataset, PlotOrientation.VERTICAL, true, false, false);
         return style(chart, subtitle);
     }
 
-    // a cumulative distribution shows the whole tail, where a box plot hides it among its outliers
-    private static JFreeChart distribution(List<PhaseSummary> summaries, String subtitle)
+    // a cumulative distribution shows the whole tail, where a box plot hides it among its outliers; the first scenario's
+    private static JFreeChart distribution(List<PhaseSummary> summaries, List<String> catalogs, String subtitle)
     {
+        Scenario first = summaries.getFirst().scenario();
+        List<PhaseSummary> shown = summaries.stream().filter(summary -> summary.scenario() == first).toList();
         XYSeriesCollection dataset = new XYSeriesCollection();
-        for (PhaseSummary summary : summaries) {
+        for (PhaseSummary summary : shown) {
             XYSeries series = new XYSeries("%s %s".formatted(summary.catalog(), summary.phase().label()), true, true);
             List<Long> millis = summary.millis();
             series.add(0, 0);
@@ -69,7 +81,7 @@ final class DemoCharts
             }
             dataset.addSeries(series);
         }
-        JFreeChart chart = ChartFactory.createXYLineChart("Share of queries done within x ms (up and left is better)",
+        JFreeChart chart = ChartFactory.createXYLineChart("Share of queries done within x ms, %s (up and left is better)".formatted(first.id()),
                 "milliseconds", "% of queries", dataset, PlotOrientation.VERTICAL, true, false, false);
         chart.addSubtitle(new TextTitle(subtitle));
         chart.setBackgroundPaint(Color.WHITE);
@@ -78,9 +90,9 @@ final class DemoCharts
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         XYStepRenderer renderer = new XYStepRenderer();
-        for (int series = 0; series < summaries.size(); series++) {
-            PhaseSummary summary = summaries.get(series);
-            renderer.setSeriesPaint(series, catalogColor(summary.catalog().equals(summaries.getFirst().catalog()) ? 0 : 1));
+        for (int series = 0; series < shown.size(); series++) {
+            PhaseSummary summary = shown.get(series);
+            renderer.setSeriesPaint(series, catalogColor(catalogs.indexOf(summary.catalog())));
             // cold dashed, warm solid
             renderer.setSeriesStroke(series, summary.phase() == PhaseResult.Phase.COLD
                     ? new BasicStroke(2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10.0f, new float[] {8.0f, 5.0f}, 0.0f)
@@ -90,11 +102,15 @@ final class DemoCharts
         return chart;
     }
 
-    private static JFreeChart remoteBytes(List<PhaseSummary> summaries, String subtitle)
+    private static JFreeChart remoteBytes(List<PhaseSummary> summaries, List<String> catalogs, String subtitle)
     {
         DefaultCategoryDataset dataset = new DefaultCategoryDataset();
-        for (PhaseSummary summary : summaries) {
-            dataset.addValue(summary.counters().remoteBytes() / (1024.0 * 1024.0), summary.catalog(), summary.phase().label());
+        for (String catalog : catalogs) {
+            for (PhaseSummary summary : summaries) {
+                if (summary.catalog().equals(catalog)) {
+                    dataset.addValue(summary.counters().remoteBytes() / (1024.0 * 1024.0), catalog, category(summary));
+                }
+            }
         }
         JFreeChart chart = ChartFactory.createBarChart("Bytes read from storage (MiB, DataNodes' count, lower is better)", null, "MiB", dataset, PlotOrientation.VERTICAL, true, false, false);
         return style(chart, subtitle);
@@ -108,15 +124,22 @@ final class DemoCharts
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         ((NumberAxis) plot.getRangeAxis()).setAutoRangeIncludesZero(true);
-        // the same colour for a catalog in every chart: stock hive grey, Overdrive blue
-        plot.getRenderer().setSeriesPaint(0, catalogColor(0));
-        plot.getRenderer().setSeriesPaint(1, catalogColor(1));
+        // the same colour for a catalog in every chart: stock hive grey, Trino's cache orange, Overdrive blue
+        for (int catalog = 0; catalog < 3; catalog++) {
+            plot.getRenderer().setSeriesPaint(catalog, catalogColor(catalog));
+        }
+        CategoryAxis axis = plot.getDomainAxis();
+        axis.setCategoryLabelPositions(CategoryLabelPositions.UP_45);
         return chart;
     }
 
     private static Color catalogColor(int catalog)
     {
-        return catalog == 0 ? new Color(0x88, 0x88, 0x88) : new Color(0x1f, 0x77, 0xb4);
+        return switch (catalog) {
+            case 0 -> new Color(0x88, 0x88, 0x88);
+            case 1 -> new Color(0xff, 0x7f, 0x0e);
+            default -> new Color(0x1f, 0x77, 0xb4);
+        };
     }
 
     private static Path save(Path file, JFreeChart chart)

@@ -14,23 +14,32 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What {@code ./overdrive demo} (and {@code ./overdrive bench all}) run: the data-lake-like storage, the users, the
- * repetitions and where the report goes. Every option has a default chosen so that the demo takes about 6 minutes on
- * 2 cores.
+ * What {@code ./overdrive demo} (and {@code ./overdrive bench all}) run: the scenarios, the data-lake-like storage, the
+ * users, the caches and where the report goes. Every option has a default chosen so that the demo takes under 6
+ * minutes on 2 cores.
  */
 record DemoOptions(
         Path repo,
         Path work,
         Path report,
+        List<Scenario> scenarios,
         String scale,
         int users,
         Duration storageLatency,
         long storageBandwidth,
         Duration slowDataNode,
         int warmPasses,
-        int repetitions,
+        long cacheSize,
+        Duration hdfsHedgeThreshold,
+        long seed,
         boolean serve)
 {
+    /**
+     * HDFS's hedged-read threshold in the {@code trino_cache} catalog's {@code hdfs-site.xml}: the best of the thresholds
+     * from 10 ms to 2 s that {@code ./overdrive bench hedge} swept for stock Trino on the scoreboard's storage.
+     */
+    static final Duration BEST_HDFS_HEDGE_THRESHOLD = Duration.ofMillis(100);
+
     // also printed by ./overdrive demo --help without building anything
     static final String USAGE = readUsage();
 
@@ -45,6 +54,17 @@ record DemoOptions(
         requireNonNull(scale, "scale is null");
         requireNonNull(storageLatency, "storageLatency is null");
         requireNonNull(slowDataNode, "slowDataNode is null");
+        scenarios = List.copyOf(scenarios);
+        requireNonNull(hdfsHedgeThreshold, "hdfsHedgeThreshold is null");
+        if (scenarios.isEmpty()) {
+            throw new IllegalArgumentException("--scenario needs at least one scenario");
+        }
+        if (cacheSize < (4L << 20)) {
+            throw new IllegalArgumentException("--cache-size must be at least 4MB");
+        }
+        if (hdfsHedgeThreshold.isZero()) {
+            throw new IllegalArgumentException("--hdfs-hedge-threshold must be above 0");
+        }
         if (!List.of("tiny", "sf0.1", "sf1").contains(scale)) {
             throw new IllegalArgumentException("--scale must be tiny, sf0.1 or sf1, not " + scale);
         }
@@ -54,8 +74,8 @@ record DemoOptions(
         if (storageBandwidth < 0) {
             throw new IllegalArgumentException("--storage-bandwidth must not be negative");
         }
-        if (warmPasses < 1 || repetitions < 1) {
-            throw new IllegalArgumentException("--warm-passes and --repetitions must be at least 1");
+        if (warmPasses < 1) {
+            throw new IllegalArgumentException("--warm-passes must be at least 1");
         }
     }
 
@@ -77,13 +97,16 @@ record DemoOptions(
         Path repo = Path.of(".");
         Path work = null;
         Path report = null;
+        List<Scenario> scenarios = List.of(Scenario.SLOW_NODE);
         String scale = "sf0.1";
         int users = 4;
         Duration storageLatency = Duration.ofMillis(15);
-        long storageBandwidth = 0;
+        long storageBandwidth = 64L << 20;
         Duration slowDataNode = Duration.ofMillis(1000);
         int warmPasses = 2;
-        int repetitions = 1;
+        long cacheSize = 64L << 20;
+        Duration hdfsHedgeThreshold = BEST_HDFS_HEDGE_THRESHOLD;
+        long seed = 1;
         boolean serve = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
@@ -91,13 +114,16 @@ record DemoOptions(
                 case "--repo" -> repo = Path.of(value(args, ++i, option));
                 case "--work" -> work = Path.of(value(args, ++i, option));
                 case "--report" -> report = Path.of(value(args, ++i, option));
+                case "--scenario" -> scenarios = Scenario.parse(value(args, ++i, option));
                 case "--scale" -> scale = value(args, ++i, option);
                 case "--users" -> users = integer(value(args, ++i, option), option);
                 case "--storage-latency" -> storageLatency = duration(value(args, ++i, option), option);
                 case "--storage-bandwidth" -> storageBandwidth = bandwidth(value(args, ++i, option), option);
                 case "--slow-datanode" -> slowDataNode = duration(value(args, ++i, option), option);
                 case "--warm-passes" -> warmPasses = integer(value(args, ++i, option), option);
-                case "--repetitions" -> repetitions = integer(value(args, ++i, option), option);
+                case "--cache-size" -> cacheSize = size(value(args, ++i, option), option);
+                case "--hdfs-hedge-threshold" -> hdfsHedgeThreshold = duration(value(args, ++i, option), option);
+                case "--seed" -> seed = integer(value(args, ++i, option), option);
                 case "--serve" -> serve = true;
                 default -> throw new IllegalArgumentException("unknown option '%s'\n%s".formatted(option, USAGE));
             }
@@ -105,7 +131,7 @@ record DemoOptions(
         repo = repo.toAbsolutePath().normalize();
         work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
         report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
-        return new DemoOptions(repo, work, report, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, repetitions, serve);
+        return new DemoOptions(repo, work, report, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, serve);
     }
 
     static boolean wantsHelp(String... args)
@@ -113,13 +139,30 @@ record DemoOptions(
         return List.of(args).contains("--help") || List.of(args).contains("-h");
     }
 
-    /** The storage in a line: "15 ms per block read request, unlimited bandwidth, DataNode 0 a further random 0-1000 ms". */
+    /** The healthy storage in a line: "15 ms per block read request, 64 MB/s in all". */
     String storage()
     {
         String latency = storageLatency.isZero() ? "no added latency" : storageLatency.toMillis() + " ms per block read request";
         String bandwidth = storageBandwidth == 0 ? "unlimited bandwidth" : "%d MB/s in all".formatted(storageBandwidth >> 20);
-        String slow = slowDataNode.isZero() ? "no slow DataNode" : "DataNode 0 a further random 0-%d ms".formatted(slowDataNode.toMillis());
-        return latency + ", " + bandwidth + ", " + slow;
+        return latency + ", " + bandwidth;
+    }
+
+    /** The slow-node scenario's fault in a line: "DataNode 0 a further random 0-1000 ms per request". */
+    String slowNode()
+    {
+        return slowDataNode.isZero() ? "no slow DataNode" : "DataNode 0 a further random 0-%d ms per request".formatted(slowDataNode.toMillis());
+    }
+
+    /** The cache size as a catalog property value: {@code 64MB}. */
+    String cacheSizeProperty()
+    {
+        return (cacheSize >> 20) + "MB";
+    }
+
+    /** The scenarios in a line: "healthy, slow-node". */
+    String scenarioList()
+    {
+        return String.join(", ", scenarios.stream().map(Scenario::id).toList());
     }
 
     private static String value(String[] args, int index, String option)
@@ -138,6 +181,16 @@ record DemoOptions(
         catch (NumberFormatException e) {
             throw new IllegalArgumentException("%s must be a whole number, not '%s'".formatted(option, value));
         }
+    }
+
+    // a size in bytes; MB and GB are binary (as Airlift's DataSize)
+    static long size(String value, String option)
+    {
+        Matcher matcher = SIZE.matcher(value.strip().toLowerCase(Locale.ROOT));
+        if (!matcher.matches() || Long.parseLong(matcher.group(1)) == 0) {
+            throw new IllegalArgumentException("%s must be a size such as 64MB or 1GB, not '%s'".formatted(option, value));
+        }
+        return Long.parseLong(matcher.group(1)) << (matcher.group(2).equals("mb") ? 20 : 30);
     }
 
     // bytes per second, 0 for off; MB and GB are binary (as Airlift's DataSize)

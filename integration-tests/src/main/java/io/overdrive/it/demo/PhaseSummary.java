@@ -8,11 +8,12 @@ import java.util.Objects;
 
 import static java.util.Objects.requireNonNull;
 
-/** One catalog's phase over every repetition: query time percentiles (nearest rank), totals and counters. */
-record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, long wallMillis, ClusterCounters counters, int mismatches, List<String> errors)
+/** One catalog's phase of one scenario: query time percentiles (nearest rank), totals and counters. */
+record PhaseSummary(Scenario scenario, String catalog, PhaseResult.Phase phase, List<Long> millis, long wallMillis, ClusterCounters counters, int mismatches, List<String> errors)
 {
     PhaseSummary
     {
+        requireNonNull(scenario, "scenario is null");
         requireNonNull(catalog, "catalog is null");
         requireNonNull(phase, "phase is null");
         millis = millis.stream().sorted().toList();
@@ -20,17 +21,19 @@ record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, 
         errors = List.copyOf(errors);
     }
 
-    /** The summaries in catalog order, then cold before warm, of {@code results}. */
+    /** The summaries of {@code results} in scenario order, then cold before warm, then catalog order. */
     static List<PhaseSummary> of(List<PhaseResult> results, List<String> catalogs)
     {
         Map<String, List<PhaseResult>> groups = new LinkedHashMap<>();
-        for (String catalog : catalogs) {
+        for (Scenario scenario : Scenario.values()) {
             for (PhaseResult.Phase phase : PhaseResult.Phase.values()) {
-                groups.put(catalog + "/" + phase, new ArrayList<>());
+                for (String catalog : catalogs) {
+                    groups.put(key(scenario, catalog, phase), new ArrayList<>());
+                }
             }
         }
         for (PhaseResult result : results) {
-            requireNonNull(groups.get(result.catalog() + "/" + result.phase()), () -> "unknown catalog " + result.catalog()).add(result);
+            requireNonNull(groups.get(key(result.scenario(), result.catalog(), result.phase())), () -> "unknown catalog " + result.catalog()).add(result);
         }
         List<PhaseSummary> summaries = new ArrayList<>();
         for (List<PhaseResult> group : groups.values()) {
@@ -39,6 +42,7 @@ record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, 
             }
             List<ConcurrentUsers.QueryRun> runs = group.stream().flatMap(result -> result.runs().stream()).toList();
             summaries.add(new PhaseSummary(
+                    group.getFirst().scenario(),
                     group.getFirst().catalog(),
                     group.getFirst().phase(),
                     runs.stream().map(ConcurrentUsers.QueryRun::millis).toList(),
@@ -50,13 +54,18 @@ record PhaseSummary(String catalog, PhaseResult.Phase phase, List<Long> millis, 
         return summaries;
     }
 
-    /** The summary of {@code catalog}'s {@code phase}, which must exist. */
-    static PhaseSummary find(List<PhaseSummary> summaries, String catalog, PhaseResult.Phase phase)
+    private static String key(Scenario scenario, String catalog, PhaseResult.Phase phase)
+    {
+        return scenario + "/" + catalog + "/" + phase;
+    }
+
+    /** The summary of {@code catalog}'s {@code phase} in {@code scenario}, which must exist. */
+    static PhaseSummary find(List<PhaseSummary> summaries, Scenario scenario, String catalog, PhaseResult.Phase phase)
     {
         return summaries.stream()
-                .filter(summary -> summary.catalog().equals(catalog) && summary.phase() == phase)
+                .filter(summary -> summary.scenario() == scenario && summary.catalog().equals(catalog) && summary.phase() == phase)
                 .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no %s %s phase".formatted(catalog, phase)));
+                .orElseThrow(() -> new IllegalArgumentException("no %s %s phase in %s".formatted(catalog, phase, scenario.id())));
     }
 
     long p50()

@@ -1,6 +1,11 @@
 package io.overdrive.it.harness;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -57,6 +62,63 @@ public final class HiveCatalogs
         // two workers: at the default 0.25 no worker may carry over 62.5% of the recent split weight, so the demo's
         // dominant file (lineitem, read by every query) would overflow on every pass to a worker that does not cache it
         properties.put("node-selection.load-balance-epsilon", "1");
+        return properties;
+    }
+
+    /**
+     * The best a Trino 483 user can configure without Overdrive: the stock catalog with Trino's own file system cache
+     * ({@code fs.cache}, Alluxio's page cache with Trino's cache affinity, both at their defaults but for the directory
+     * and size) and HDFS's own hedged reads in an operator's {@code hdfs-site.xml} ({@code hdfsSite}, see
+     * {@link #writeHedgedHdfsSite}). {@code cacheDirectory} may be relative: each server resolves it against its own
+     * working directory, so every worker has its own.
+     */
+    public static Map<String, String> withTrinoCache(Map<String, String> catalog, String cacheDirectory, String cacheSize, Path hdfsSite)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("fs.cache.enabled", "true");
+        properties.put("fs.cache.directories", cacheDirectory);
+        properties.put("fs.cache.max-sizes", cacheSize);
+        properties.put("hive.config.resources", hdfsSite.toAbsolutePath().toString());
+        return properties;
+    }
+
+    /**
+     * Writes the {@code hdfs-site.xml} an operator writes to switch on HDFS's own hedged reads: 128 threads (as HDFS's
+     * documentation's example) and the given threshold.
+     */
+    public static Path writeHedgedHdfsSite(Path file, Duration threshold)
+    {
+        String xml = """
+                <?xml version="1.0"?>
+                <configuration>
+                  <property><name>dfs.client.hedged.read.threadpool.size</name><value>128</value></property>
+                  <property><name>dfs.client.hedged.read.threshold.millis</name><value>%d</value></property>
+                </configuration>
+                """.formatted(threshold.toMillis());
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, xml);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /**
+     * The catalog's properties with Overdrive's features switched on and nothing else set: the page cache ({@code
+     * cacheDirectory}, relative to each server's working directory, and {@code cacheSize}), soft affinity, hedged reads
+     * ({@code hedged-read.threadpool-size}, the switch that turns them on); every other property (preferred hosts, load
+     * bound, hedging threshold and budget, shared scans, admission) at its shipped default.
+     */
+    public static Map<String, String> withShippedDefaults(Map<String, String> catalog, String cacheDirectory, String cacheSize)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("cache.enabled", "true");
+        properties.put("cache.base-directory", cacheDirectory);
+        properties.put("cache.max-size", cacheSize);
+        properties.put("node-selection-strategy", "SOFT_AFFINITY");
+        properties.put("hedged-read.threadpool-size", "32");
         return properties;
     }
 }

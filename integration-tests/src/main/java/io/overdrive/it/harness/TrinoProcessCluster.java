@@ -30,7 +30,10 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -53,10 +56,12 @@ public final class TrinoProcessCluster
     private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
 
     private final List<TrinoNode> nodes;
+    private final Function<TrinoNode, ChildProcess> launcher;
 
-    private TrinoProcessCluster(List<TrinoNode> nodes)
+    private TrinoProcessCluster(List<TrinoNode> nodes, Function<TrinoNode, ChildProcess> launcher)
     {
-        this.nodes = List.copyOf(nodes);
+        this.nodes = new CopyOnWriteArrayList<>(nodes);
+        this.launcher = requireNonNull(launcher, "launcher is null");
     }
 
     public record TrinoNode(String name, boolean coordinator, int httpPort, int jmxPort, Path home, ChildProcess process)
@@ -90,6 +95,7 @@ public final class TrinoProcessCluster
         private final Map<String, String> coordinatorProperties = new LinkedHashMap<>();
         private final Map<String, String> workerProperties = new LinkedHashMap<>();
         private final Map<String, String> exchangeManagerProperties = new LinkedHashMap<>();
+        private final List<String> nodeDirectories = new ArrayList<>();
 
         private Builder(ProjectLayout layout, Path workDirectory)
         {
@@ -122,6 +128,16 @@ public final class TrinoProcessCluster
         public Builder coordinatorPort(int port)
         {
             this.coordinatorPort = port;
+            return this;
+        }
+
+        /**
+         * A directory created in every node's home before it starts, for a catalog property that names a directory
+         * relative to the server's working directory and wants it to exist (Trino's {@code fs.cache.directories}).
+         */
+        public Builder nodeDirectory(String relativePath)
+        {
+            nodeDirectories.add(requireNonNull(relativePath, "relativePath is null"));
             return this;
         }
 
@@ -160,7 +176,7 @@ public final class TrinoProcessCluster
                 for (int i = 1; i <= workers; i++) {
                     nodes.add(startNode("worker-" + i, false, freePort(), discovery, plugins));
                 }
-                TrinoProcessCluster cluster = new TrinoProcessCluster(nodes);
+                TrinoProcessCluster cluster = new TrinoProcessCluster(nodes, node -> launch(node.name(), node.home(), node.jmxPort()));
                 cluster.awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
                 return cluster;
             }
@@ -204,6 +220,9 @@ public final class TrinoProcessCluster
                 deleteRecursively(home);
                 Files.createDirectories(home.resolve("etc/catalog"));
                 Files.createSymbolicLink(home.resolve("plugin"), plugins);
+                for (String directory : nodeDirectories) {
+                    Files.createDirectories(home.resolve(directory));
+                }
 
                 Map<String, String> config = new LinkedHashMap<>();
                 config.put("node.environment", "overdrive");
@@ -236,6 +255,12 @@ public final class TrinoProcessCluster
                 throw new UncheckedIOException(e);
             }
             int jmxPort = freePort();
+            return new TrinoNode(name, coordinator, port, jmxPort, home, launch(name, home, jmxPort));
+        }
+
+        // the node's JVM over its etc/ in home; a restarted node gets the same ports and files
+        private ChildProcess launch(String name, Path home, int jmxPort)
+        {
             List<String> jvm = List.of(
                     "-Xmx" + heapSize,
                     // JMX on loopback only, for reading Overdrive's MBeans like an operator's monitoring would
@@ -258,14 +283,49 @@ public final class TrinoProcessCluster
                     "-Dconfig=etc/config.properties",
                     "-Dlog.levels-file=etc/log.properties",
                     "-Doverdrive.exit-on-stdin-eof=true");
-            ChildProcess process = ChildProcess.startJava(name, home, jvm, layout.trinoServerClasspath(), "io.overdrive.it.server.TrinoServerMain", List.of());
-            return new TrinoNode(name, coordinator, port, jmxPort, home, process);
+            return ChildProcess.startJava(name, home, jvm, layout.trinoServerClasspath(), "io.overdrive.it.server.TrinoServerMain", List.of());
         }
     }
 
     public List<TrinoNode> nodes()
     {
-        return nodes;
+        return List.copyOf(nodes);
+    }
+
+    /**
+     * Stops every worker (as {@link ChildProcess#close()} stops a node: its shutdown hooks run), runs {@code whileDown}
+     * for each stopped worker (to delete or change files in its home, e.g. a cache directory or
+     * {@code etc/catalog/*.properties}), then starts them again with the same node ids, ports and files, and waits until
+     * every node has started and the coordinator counts the whole cluster as active again.
+     */
+    public void restartWorkers(Consumer<TrinoNode> whileDown)
+    {
+        requireNonNull(whileDown, "whileDown is null");
+        List<TrinoNode> stopped = workers();
+        for (TrinoNode worker : stopped.reversed()) {
+            worker.process().close();
+        }
+        for (TrinoNode worker : stopped) {
+            whileDown.accept(worker);
+        }
+        for (TrinoNode worker : stopped) {
+            nodes.set(nodes.indexOf(worker), new TrinoNode(worker.name(), false, worker.httpPort(), worker.jmxPort(), worker.home(), launcher.apply(worker)));
+        }
+        awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
+    }
+
+    /** Rewrites one catalog's properties file in {@code node}'s home; the node reads it when it next starts. */
+    public static void writeCatalog(TrinoNode node, String catalog, String connector, Map<String, String> properties)
+    {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("connector.name", connector);
+        all.putAll(properties);
+        try {
+            writeProperties(node.home().resolve("etc/catalog/" + catalog + ".properties"), all);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public TrinoNode coordinator()
@@ -275,7 +335,7 @@ public final class TrinoProcessCluster
 
     public List<TrinoNode> workers()
     {
-        return nodes.subList(1, nodes.size());
+        return List.copyOf(nodes.subList(1, nodes.size()));
     }
 
     public String jdbcUrl()

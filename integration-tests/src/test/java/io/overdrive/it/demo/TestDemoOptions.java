@@ -19,20 +19,26 @@ final class TestDemoOptions
         assertThat(options.report()).isEqualTo(Path.of("/tmp/repo/.demo/report"));
         assertThat(options.scale()).isEqualTo("sf0.1");
         assertThat(options.users()).isEqualTo(4);
+        assertThat(options.scenarios()).containsExactly(Scenario.SLOW_NODE);
         assertThat(options.storageLatency()).isEqualTo(Duration.ofMillis(15));
         assertThat(options.slowDataNode()).isEqualTo(Duration.ofMillis(1000));
-        assertThat(options.storageBandwidth()).isZero();
+        assertThat(options.storageBandwidth()).isEqualTo(64L << 20);
         assertThat(options.warmPasses()).isEqualTo(2);
-        assertThat(options.repetitions()).isEqualTo(1);
+        assertThat(options.cacheSize()).isEqualTo(64L << 20);
+        assertThat(options.cacheSizeProperty()).isEqualTo("64MB");
+        assertThat(options.hdfsHedgeThreshold()).isEqualTo(DemoOptions.BEST_HDFS_HEDGE_THRESHOLD);
+        assertThat(options.seed()).isEqualTo(1);
         assertThat(options.serve()).isFalse();
-        assertThat(options.storage()).isEqualTo("15 ms per block read request, unlimited bandwidth, DataNode 0 a further random 0-1000 ms");
+        assertThat(options.storage()).isEqualTo("15 ms per block read request, 64 MB/s in all");
+        assertThat(options.slowNode()).isEqualTo("DataNode 0 a further random 0-1000 ms per request");
     }
 
     @Test
     void everyOptionCanBeChangedOrSwitchedOff()
     {
         DemoOptions options = DemoOptions.parse("--repo", "/r", "--work", "/w", "--report", "/out", "--scale", "tiny", "--users", "8",
-                "--storage-latency", "off", "--storage-bandwidth", "64MB", "--slow-datanode", "0", "--warm-passes", "3", "--repetitions", "2", "--serve");
+                "--storage-latency", "off", "--storage-bandwidth", "off", "--slow-datanode", "0", "--warm-passes", "3", "--scenario", "restart,healthy",
+                "--cache-size", "1GB", "--hdfs-hedge-threshold", "2s", "--seed", "7", "--serve");
         assertThat(options.work()).isEqualTo(Path.of("/w"));
         assertThat(options.report()).isEqualTo(Path.of("/out"));
         assertThat(options.scale()).isEqualTo("tiny");
@@ -40,10 +46,18 @@ final class TestDemoOptions
         assertThat(options.storageLatency()).isZero();
         assertThat(options.slowDataNode()).isZero();
         assertThat(options.warmPasses()).isEqualTo(3);
-        assertThat(options.repetitions()).isEqualTo(2);
+        // in the order bench all runs them, whatever order they were named in
+        assertThat(options.scenarios()).containsExactly(Scenario.HEALTHY, Scenario.RESTART);
+        assertThat(options.scenarioList()).isEqualTo("healthy, restart");
+        assertThat(options.cacheSize()).isEqualTo(1L << 30);
+        assertThat(options.hdfsHedgeThreshold()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(options.seed()).isEqualTo(7);
         assertThat(options.serve()).isTrue();
-        assertThat(options.storageBandwidth()).isEqualTo(64L << 20);
-        assertThat(options.storage()).isEqualTo("no added latency, 64 MB/s in all, no slow DataNode");
+        assertThat(options.storageBandwidth()).isZero();
+        assertThat(options.storage()).isEqualTo("no added latency, unlimited bandwidth");
+        assertThat(options.slowNode()).isEqualTo("no slow DataNode");
+        assertThat(DemoOptions.parse("--scenario", "all").scenarios()).containsExactly(Scenario.values());
+        assertThat(DemoOptions.parse("--storage-bandwidth", "64MB").storageBandwidth()).isEqualTo(64L << 20);
         assertThat(DemoOptions.parse("--storage-bandwidth", "1GB").storageBandwidth()).isEqualTo(1L << 30);
         assertThat(DemoOptions.parse("--storage-latency", "2s").storageLatency()).isEqualTo(Duration.ofSeconds(2));
     }
@@ -66,7 +80,15 @@ final class TestDemoOptions
         assertThatThrownBy(() -> DemoOptions.parse("--scale", "sf100"))
                 .hasMessage("--scale must be tiny, sf0.1 or sf1, not sf100");
         assertThatThrownBy(() -> DemoOptions.parse("--warm-passes", "0"))
-                .hasMessage("--warm-passes and --repetitions must be at least 1");
+                .hasMessage("--warm-passes must be at least 1");
+        assertThatThrownBy(() -> DemoOptions.parse("--scenario", "healthy,cold"))
+                .hasMessage("--scenario must be all or a comma-separated list of healthy, slow-node, concurrent-cold, scan-pollution, restart, big-working-set, not 'cold'");
+        assertThatThrownBy(() -> DemoOptions.parse("--cache-size", "2MB"))
+                .hasMessage("--cache-size must be at least 4MB");
+        assertThatThrownBy(() -> DemoOptions.parse("--cache-size", "64"))
+                .hasMessage("--cache-size must be a size such as 64MB or 1GB, not '64'");
+        assertThatThrownBy(() -> DemoOptions.parse("--hdfs-hedge-threshold", "off"))
+                .hasMessage("--hdfs-hedge-threshold must be above 0");
         assertThatThrownBy(() -> DemoOptions.parse("--users"))
                 .hasMessageStartingWith("--users needs a value");
         assertThatThrownBy(() -> DemoOptions.parse("--format", "orc"))
@@ -83,6 +105,9 @@ final class TestDemoOptions
         assertThat(DemoOptions.USAGE)
                 .startsWith("usage: ./overdrive demo [options]")
                 .contains("--storage-latency D", "--storage-bandwidth B", "--slow-datanode D", "--users N", "--scale S",
-                        "--warm-passes N", "--repetitions N", "--report DIR", "--work DIR", "--serve");
+                        "--warm-passes N", "--scenario S", "--cache-size B", "--hdfs-hedge-threshold D", "--seed N", "--report DIR", "--work DIR", "--serve");
+        for (Scenario scenario : Scenario.values()) {
+            assertThat(DemoOptions.USAGE).contains(scenario.id());
+        }
     }
 }

@@ -11,11 +11,18 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.LongStream;
 
+import static io.overdrive.it.demo.Demo.CATALOGS;
 import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
 import static io.overdrive.it.demo.PhaseResult.Phase.WARM;
+import static io.overdrive.it.demo.Scenario.HEALTHY;
+import static io.overdrive.it.demo.Scenario.RESTART;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -39,47 +46,94 @@ final class TestDemoReport
     }
 
     @Test
-    void summariesCombineRepetitionsAndRatiosCompareTheCatalogs()
+    void summariesCombinePassesAndTheScoreboardComparesOverdriveWithBothAnchors()
     {
-        DemoReport report = new DemoReport(results(), "hive", "overdrive");
-        PhaseSummary hiveWarm = PhaseSummary.find(report.summaries(), "hive", WARM);
-        // two repetitions of 20 runs each
+        DemoReport report = new DemoReport(results(), CATALOGS);
+        assertThat(report.scenarios()).containsExactly(HEALTHY, RESTART);
+        PhaseSummary hiveWarm = report.summary(HEALTHY, "hive", WARM);
+        // two warm passes of 20 runs each
         assertThat(hiveWarm.millis()).hasSize(40);
         assertThat(hiveWarm.p95()).isEqualTo(1900);
         assertThat(hiveWarm.counters().remoteBytes()).isEqualTo(2 * 100L << 20);
-        PhaseSummary overdriveWarm = PhaseSummary.find(report.summaries(), "overdrive", WARM);
-        assertThat(overdriveWarm.p95()).isEqualTo(380);
-        assertThat(report.p95Ratio(WARM)).isCloseTo(0.2, within(1e-9));
-        assertThat(report.remoteBytesSaved(WARM)).isCloseTo(0.95, within(1e-9));
-        assertThat(report.remoteBytesSaved(COLD)).isCloseTo(0.5, within(1e-9));
-        assertThat(overdriveWarm.counters().cacheHitRatio()).isCloseTo(0.9, within(1e-9));
+        assertThat(report.summary(HEALTHY, "overdrive", WARM).p95()).isEqualTo(380);
+        assertThat(report.summary(HEALTHY, "trino_cache", WARM).p95()).isEqualTo(475);
+        assertThat(report.p95Ratio(HEALTHY, WARM, "trino_cache")).isCloseTo(0.8, within(1e-9));
+        assertThat(report.p95Ratio(HEALTHY, WARM, "hive")).isCloseTo(0.2, within(1e-9));
+        // neither cache read anything warm: the same bytes
+        assertThat(report.bytesRatio(HEALTHY, WARM, "trino_cache")).isEqualTo(1.0);
+        assertThat(report.bytesRatio(HEALTHY, COLD, "hive")).isCloseTo(0.5, within(1e-9));
+        // after the restart Overdrive read 1 MiB where Trino's cache read nothing: no ratio, and the goal is missed
+        assertThat(report.bytesRatio(RESTART, WARM, "trino_cache")).isNaN();
+        assertThat(report.summary(HEALTHY, "overdrive", WARM).counters().cacheHitRatio()).isCloseTo(0.9, within(1e-9));
         assertThat(hiveWarm.counters().cacheHitRatio()).isEqualTo(-1);
         assertThat(report.allMatch()).isFalse();
-        assertThat(PhaseSummary.find(report.summaries(), "overdrive", COLD).mismatches()).isEqualTo(1);
-        assertThat(PhaseSummary.find(report.summaries(), "overdrive", COLD).errors()).containsExactly("Query failed: boom");
+        assertThat(report.summary(HEALTHY, "overdrive", COLD).mismatches()).isEqualTo(1);
+        assertThat(report.summary(HEALTHY, "overdrive", COLD).errors()).containsExactly("Query failed: boom");
+        assertThatThrownBy(() -> report.summary(RESTART, "hive", COLD)).hasMessage("no hive COLD phase in restart");
 
         assertThat(report.table())
-                .contains("| `hive` | warm | 40 | 1,000 | 1,900 | 20.0 | 200.0 MiB | 20 | - | - | - | - | yes |")
-                .contains("| `overdrive` | warm | 40 | 200 | 380 | 4.0 | 10.0 MiB | 2 | 90.0% | 6 / 4 | 10 | 8 / 2 / 0 | yes |")
-                .contains("| `overdrive` | cold | 20 |")
+                .contains("| healthy | `hive` | warm | 40 | 1,000 | 1,900 | 20.0 | 200.0 MiB | 20 | - | - | - | yes |")
+                .contains("| healthy | `overdrive` | warm | 40 | 200 | 380 | 4.0 | 0.0 KiB | 2 | 90.0% | 6 / 4 | 8 / 2 / 0 | yes |")
+                .contains("| healthy | `overdrive` | cold | 20 |")
+                .contains("| restart | `trino_cache` | warm | 20 |")
                 .contains("NO (1)");
-        assertThat(report.verdict())
-                .contains("| warm P95 <= 0.5x stock hive | 0.20x (P50 0.20x) | yes |")
-                .contains("| storage bytes -90% on the repeated (warm) workload | 95.0% less (cold: 50.0% less) | yes |")
-                .contains("| results identical to stock hive | NOT ALL (see the table) | **no** |");
+        assertThat(report.scoreboard())
+                .contains("| scenario | phase | overdrive / trino_cache P50 | P95 | storage bytes | overdrive / hive P50 | P95 | storage bytes | goal (against trino_cache) | met? |")
+                // cold is not the healthy scenario's goal phase
+                .contains("| healthy | cold | 0.80x | 0.80x | 0.50x | 0.40x | 0.40x | 0.50x | - | - |")
+                .contains("| healthy | warm | 0.80x | 0.80x | 1.00x | 0.20x | 0.20x | 0.00x | P95 <= 1.0x, bytes <= 1.0x | yes |")
+                .contains("| restart | warm | 0.40x | 0.40x | - | 0.20x | 0.20x | 0.01x | P95 <= 0.7x, bytes <= 1.0x | **no** |")
+                .contains("| all | - | | | | | | | results identical to stock hive | **no** |");
+    }
+
+    @Test
+    void everyScenarioHasAGoalPhaseItMeasures()
+    {
+        for (Scenario scenario : Scenario.values()) {
+            assertThat(scenario.measures(scenario.goalPhase())).as(scenario.id()).isTrue();
+        }
+        assertThat(Scenario.CONCURRENT_COLD.goalPhase()).isEqualTo(COLD);
+        assertThat(Arrays.stream(Scenario.values()).filter(Scenario::strictGoal))
+                .containsExactly(Scenario.SLOW_NODE, Scenario.CONCURRENT_COLD, Scenario.SCAN_POLLUTION, RESTART);
+    }
+
+    @Test
+    void skewedMixRepeatsForEveryCatalogAndFavoursFewQueries()
+    {
+        ConcurrentUsers.Mix mix = ConcurrentUsers.Mix.skewed(1, 1.2);
+        List<DemoQueries.Query> first = mix.queries(DemoQueries.ALL, 0, 4, 0);
+        assertThat(first).hasSize(DemoQueries.ALL.size());
+        // the same user and pass draw the same queries, whichever catalog they run on
+        assertThat(mix.queries(DemoQueries.ALL, 0, 4, 0)).isEqualTo(first);
+        Map<String, Long> counts = new HashMap<>();
+        for (int user = 0; user < 4; user++) {
+            for (int pass = 0; pass < 50; pass++) {
+                mix.queries(DemoQueries.ALL, user, 4, pass).forEach(query -> counts.merge(query.name(), 1L, Long::sum));
+            }
+        }
+        List<Long> sorted = counts.values().stream().sorted(Comparator.reverseOrder()).toList();
+        long total = sorted.stream().mapToLong(Long::longValue).sum();
+        // weights 1/k^1.2 over 8 queries: the two most popular about 58% of the draws, the least popular about 3%
+        assertThat((double) (sorted.get(0) + sorted.get(1)) / total).isBetween(0.5, 0.66);
+        assertThat((double) sorted.getLast() / total).isLessThan(0.06);
+        // the staggered mix: every query once per user, each user starting elsewhere; the same start: one order
+        assertThat(ConcurrentUsers.Mix.STAGGERED.queries(DemoQueries.ALL, 1, 4, 0).getFirst()).isEqualTo(DemoQueries.ALL.get(2));
+        assertThat(ConcurrentUsers.Mix.STAGGERED.queries(DemoQueries.ALL, 1, 4, 0)).containsExactlyInAnyOrderElementsOf(DemoQueries.ALL);
+        assertThat(ConcurrentUsers.Mix.SAME_START.queries(DemoQueries.ALL, 3, 4, 0)).isEqualTo(DemoQueries.ALL);
     }
 
     @Test
     void reportHasTheTablesChartsAndEveryRun(@TempDir Path directory)
             throws IOException
     {
-        DemoReport report = new DemoReport(results(), "hive", "overdrive");
-        Path file = report.write(directory.resolve("report"), "# header\n", "hive vs overdrive", DemoQueries.ALL);
+        DemoReport report = new DemoReport(results(), CATALOGS);
+        Path file = report.write(directory.resolve("report"), "# header\n", "hive vs trino_cache vs overdrive", DemoQueries.ALL);
         String markdown = Files.readString(file);
         assertThat(markdown).startsWith("# header\n")
                 .contains(report.table())
-                .contains(report.verdict())
-                .contains("![query time percentiles](latency-percentiles.png)")
+                .contains(report.scoreboard())
+                .contains("![P95 query time per scenario](latency-percentiles.png)")
+                .contains("**restart**")
                 .contains("| Q1 |");
         for (String chart : List.of(DemoCharts.PERCENTILES, DemoCharts.DISTRIBUTION, DemoCharts.REMOTE_BYTES)) {
             BufferedImage image = ImageIO.read(directory.resolve("report").resolve(chart).toFile());
@@ -88,21 +142,27 @@ final class TestDemoReport
             assertThat(image.getHeight()).isEqualTo(500);
         }
         List<String> csv = Files.readAllLines(directory.resolve("report/runs.csv"));
-        assertThat(csv).hasSize(1 + 40 + 40 + 20 + 20);
-        assertThat(csv.getFirst()).isEqualTo("catalog,phase,repetition,user,query,millis,same_rows_as_hive");
-        assertThat(csv).contains("overdrive,cold,1,1,Q1,20,false");
+        assertThat(csv).hasSize(1 + 3 * (20 + 40) + 3 * 20);
+        assertThat(csv.getFirst()).isEqualTo("scenario,catalog,phase,user,query,millis,same_rows_as_hive");
+        assertThat(csv).contains("healthy,overdrive,cold,1,Q1,40,false");
     }
 
-    // hive: warm 100..2000 ms twice, cold the same once; overdrive a fifth of that, one cold run failed
+    // healthy: hive 100..2000 ms per run, trino_cache half that cold and a quarter warm, overdrive 40% cold (one run
+    // failed) and a fifth warm, two warm passes each; restart: one warm pass each, overdrive reading 1 MiB
     private static List<PhaseResult> results()
     {
         List<PhaseResult> results = new ArrayList<>();
-        for (int repetition = 1; repetition <= 2; repetition++) {
-            results.add(new PhaseResult("hive", WARM, repetition, runs(100, false), 10_000, counters(100L << 20, 10, 0, 0, 0, 0, 0, 0, 0)));
-            results.add(new PhaseResult("overdrive", WARM, repetition, runs(20, false), 2_000, counters(5L << 20, 1, 90, 10, 3, 2, 5, 4, 1)));
+        results.add(new PhaseResult(HEALTHY, "hive", COLD, runs(100, false), 10_000, counters(100L << 20, 10, 0, 0, 0, 0, 0, 0)));
+        results.add(new PhaseResult(HEALTHY, "trino_cache", COLD, runs(50, false), 5_000, counters(100L << 20, 10, 0, 100, 0, 0, 0, 0)));
+        results.add(new PhaseResult(HEALTHY, "overdrive", COLD, runs(40, true), 5_000, counters(50L << 20, 5, 0, 50, 9, 7, 4, 0)));
+        for (int pass = 1; pass <= 2; pass++) {
+            results.add(new PhaseResult(HEALTHY, "hive", WARM, runs(100, false), 10_000, counters(100L << 20, 10, 0, 0, 0, 0, 0, 0)));
+            results.add(new PhaseResult(HEALTHY, "trino_cache", WARM, runs(25, false), 3_000, counters(0, 0, 100, 0, 0, 0, 0, 0)));
+            results.add(new PhaseResult(HEALTHY, "overdrive", WARM, runs(20, false), 2_000, counters(0, 1, 90, 10, 3, 2, 4, 1)));
         }
-        results.add(new PhaseResult("hive", COLD, 1, runs(100, false), 10_000, counters(100L << 20, 10, 0, 0, 0, 0, 0, 0, 0)));
-        results.add(new PhaseResult("overdrive", COLD, 1, runs(20, true), 5_000, counters(50L << 20, 5, 0, 50, 9, 7, 30, 4, 0)));
+        results.add(new PhaseResult(RESTART, "hive", WARM, runs(100, false), 10_000, counters(100L << 20, 10, 0, 0, 0, 0, 0, 0)));
+        results.add(new PhaseResult(RESTART, "trino_cache", WARM, runs(50, false), 5_000, counters(0, 0, 100, 0, 0, 0, 0, 0)));
+        results.add(new PhaseResult(RESTART, "overdrive", WARM, runs(20, false), 2_000, counters(1L << 20, 1, 99, 1, 0, 0, 4, 0)));
         return results;
     }
 
@@ -116,8 +176,8 @@ final class TestDemoReport
         return runs;
     }
 
-    private static ClusterCounters counters(long bytes, long requests, long hit, long missed, long hedges, long wins, long coalesced, long preferred, long alternative)
+    private static ClusterCounters counters(long bytes, long requests, long hit, long missed, long hedges, long wins, long preferred, long alternative)
     {
-        return new ClusterCounters(bytes, requests, hit, missed, hedges, wins, coalesced, 0, preferred, alternative, 0);
+        return new ClusterCounters(bytes, requests, hit, missed, hedges, wins, 0, 0, preferred, alternative, 0);
     }
 }

@@ -1,0 +1,255 @@
+package io.overdrive.it.demo;
+
+import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.TrinoProcessCluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static io.overdrive.it.demo.Demo.CATALOGS;
+import static io.overdrive.it.demo.Demo.OVERDRIVE;
+import static io.overdrive.it.demo.Demo.OVERDRIVE_CACHE_DIRECTORY;
+import static io.overdrive.it.demo.Demo.SCAN_TABLE;
+import static io.overdrive.it.demo.Demo.SCHEMA;
+import static io.overdrive.it.demo.Demo.TRINO_CACHE;
+import static io.overdrive.it.demo.Demo.TRINO_CACHE_DIRECTORY;
+import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
+import static io.overdrive.it.demo.PhaseResult.Phase.WARM;
+import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
+/**
+ * Runs the chosen {@link Scenario}s one after another on one cluster: prepares each (storage, caches emptied by
+ * restarting the workers with empty cache directories, caches filled, a scan, a restart), then runs the users through
+ * every catalog in turn, phase by phase, and keeps what each catalog's measured passes did.
+ */
+final class Scenarios
+{
+    // the skewed mix: Zipf weights 1/k^1.2 over the queries, so that the two most popular queries are half the runs
+    private static final double SKEW = 1.2;
+
+    private final HdfsCluster hdfs;
+    private final TrinoProcessCluster trino;
+    private final DemoOptions options;
+    private final Demo.Catalogs catalogs;
+    private final Demo.Lake lake;
+    private final Map<String, List<List<Object>>> reference;
+    private final ConcurrentUsers users;
+    private final List<PhaseResult> results = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    // whether the caches hold the measured tables (a pass has run over them since the caches were last emptied)
+    private boolean cachesFilled;
+
+    Scenarios(HdfsCluster hdfs, TrinoProcessCluster trino, DemoOptions options, Demo.Catalogs catalogs, Demo.Lake lake, Map<String, List<List<Object>>> reference)
+    {
+        this.hdfs = requireNonNull(hdfs, "hdfs is null");
+        this.trino = requireNonNull(trino, "trino is null");
+        this.options = requireNonNull(options, "options is null");
+        this.catalogs = requireNonNull(catalogs, "catalogs is null");
+        this.lake = requireNonNull(lake, "lake is null");
+        this.reference = Map.copyOf(reference);
+        this.users = new ConcurrentUsers(trino, options.users(), DemoQueries.ALL, reference);
+    }
+
+    /** What the unmeasured steps did (scans, restarts), one line each, for the report. */
+    List<String> notes()
+    {
+        return List.copyOf(notes);
+    }
+
+    List<PhaseResult> run()
+            throws InterruptedException
+    {
+        for (Scenario scenario : options.scenarios()) {
+            System.out.printf("    scenario %s: %s%n", scenario.id(), scenario.description());
+            switch (scenario) {
+                case HEALTHY -> {
+                    emptyCaches(scenario);
+                    phase(scenario, COLD, ConcurrentUsers.Mix.STAGGERED);
+                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
+                }
+                case SLOW_NODE -> {
+                    emptyCaches(scenario);
+                    hdfs.setSlowDataNode(0, Duration.ZERO, options.slowDataNode());
+                    try {
+                        phase(scenario, COLD, ConcurrentUsers.Mix.STAGGERED);
+                        phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
+                    }
+                    finally {
+                        Demo.healthyStorage(hdfs, options);
+                    }
+                }
+                case CONCURRENT_COLD -> {
+                    emptyCaches(scenario);
+                    phase(scenario, COLD, ConcurrentUsers.Mix.SAME_START);
+                }
+                case SCAN_POLLUTION -> {
+                    fillCaches(scenario);
+                    scans(scenario);
+                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
+                }
+                case RESTART -> {
+                    fillCaches(scenario);
+                    long start = System.nanoTime();
+                    trino.restartWorkers(_ -> {});
+                    Demo.warmUp(trino);
+                    note(scenario, "both workers restarted, caches kept on disk, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
+                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
+                }
+                case BIG_WORKING_SET -> {
+                    long size = Math.max(2L << 20, (lake.bytes() / 2) >> 20 << 20);
+                    String property = (size >> 20) + "MB";
+                    long start = System.nanoTime();
+                    trino.restartWorkers(worker -> {
+                        for (String catalog : List.of(TRINO_CACHE, OVERDRIVE)) {
+                            TrinoProcessCluster.writeCatalog(worker, catalog, catalogs.connector(catalog), catalogs.properties(catalog, property));
+                        }
+                        deleteCaches(worker);
+                    });
+                    Demo.warmUp(trino);
+                    cachesFilled = false;
+                    note(scenario, "both workers restarted with empty caches of %s each (the tables: %s): %.0f s".formatted(property, DemoReport.bytes(lake.bytes()), seconds(start)));
+                    ConcurrentUsers.Mix skewed = ConcurrentUsers.Mix.skewed(options.seed(), SKEW);
+                    phase(scenario, COLD, skewed);
+                    phase(scenario, WARM, skewed);
+                }
+            }
+        }
+        return List.copyOf(results);
+    }
+
+    // the workers restart with empty cache directories (Trino's cache has no flush), then every catalog's code is warmed
+    // again on the small tables
+    private void emptyCaches(Scenario scenario)
+    {
+        if (!cachesFilled) {
+            return;
+        }
+        long start = System.nanoTime();
+        trino.restartWorkers(Scenarios::deleteCaches);
+        Demo.warmUp(trino);
+        cachesFilled = false;
+        note(scenario, "caches emptied: both workers restarted with empty cache directories, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
+    }
+
+    private static void deleteCaches(TrinoProcessCluster.TrinoNode worker)
+    {
+        try {
+            TrinoProcessCluster.deleteRecursively(worker.home().resolve(TRINO_CACHE_DIRECTORY));
+            TrinoProcessCluster.deleteRecursively(worker.home().resolve(OVERDRIVE_CACHE_DIRECTORY));
+            Files.createDirectories(worker.home().resolve(TRINO_CACHE_DIRECTORY));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // one unmeasured pass of the mix through each catalog with a cache
+    private void fillCaches(Scenario scenario)
+            throws InterruptedException
+    {
+        if (cachesFilled) {
+            return;
+        }
+        long start = System.nanoTime();
+        for (String catalog : List.of(TRINO_CACHE, OVERDRIVE)) {
+            users.run("%s: %s filling its cache".formatted(scenario.id(), catalog), catalog + "." + SCHEMA, 1, ConcurrentUsers.Mix.STAGGERED);
+            settle();
+        }
+        cachesFilled = true;
+        note(scenario, "caches filled: one unmeasured pass of the mix through %s and %s: %.0f s".formatted(TRINO_CACHE, OVERDRIVE, seconds(start)));
+    }
+
+    // the one-off scan: every column of a table larger than the cache, once through each catalog; the rows must agree
+    private void scans(Scenario scenario)
+    {
+        String sql = """
+                SELECT count(*), max(orderkey), max(partkey), max(suppkey), max(linenumber), sum(quantity), sum(extendedprice), sum(discount), sum(tax),
+                       max(returnflag), max(linestatus), max(shipdate), max(commitdate), max(receiptdate), max(shipinstruct), max(shipmode), max(comment)
+                FROM %s.%s.%s""";
+        List<List<Object>> expected = null;
+        for (String catalog : order(scenario, COLD)) {
+            ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
+            long start = System.nanoTime();
+            List<List<Object>> rows = trino.query(sql.formatted(catalog, SCHEMA, SCAN_TABLE));
+            double seconds = seconds(start);
+            settle();
+            ClusterCounters counters = ClusterCounters.read(hdfs, trino, catalog).minus(before);
+            if (expected == null) {
+                expected = rows;
+            }
+            else if (!ResultRows.same(rows, expected)) {
+                throw new IllegalStateException("the scan of %s through %s returned other rows than through the other catalogs".formatted(SCAN_TABLE, catalog));
+            }
+            note(scenario, "%s scanned %s (%s, every column) in %.1f s, %s from storage".formatted(catalog, SCAN_TABLE, DemoReport.bytes(lake.scanBytes()), seconds,
+                    DemoReport.bytes(counters.remoteBytes())));
+        }
+    }
+
+    // the catalogs take turns: a cold phase in a seeded shuffled order, a warm phase's passes in the order A B C, C B A, ...
+    private void phase(Scenario scenario, PhaseResult.Phase phase, ConcurrentUsers.Mix mix)
+            throws InterruptedException
+    {
+        Map<String, PhaseResult> byCatalog = new LinkedHashMap<>();
+        int passes = phase == COLD ? 1 : options.warmPasses();
+        for (int pass = 0; pass < passes; pass++) {
+            List<String> order = phase == COLD ? order(scenario, phase) : pass % 2 == 0 ? CATALOGS : CATALOGS.reversed();
+            for (String catalog : order) {
+                settle();
+                String label = "%s %s %s%s".formatted(scenario.id(), catalog, phase.label(), passes > 1 ? " pass %d".formatted(pass + 1) : "");
+                ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
+                long start = System.nanoTime();
+                // every catalog gets the same passes: the cold pass is pass 0, the warm passes 1, 2, ...
+                List<ConcurrentUsers.QueryRun> runs = users.run(label, catalog + "." + SCHEMA, 1, mix, phase == COLD ? 0 : 1 + pass);
+                long wallMillis = (System.nanoTime() - start) / 1_000_000;
+                settle();
+                PhaseResult result = new PhaseResult(scenario, catalog, phase, runs, wallMillis, ClusterCounters.read(hdfs, trino, catalog).minus(before));
+                byCatalog.merge(catalog, result, PhaseResult::plus);
+                PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
+                System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", scenario.id(), catalog, phase.label(), runs.size(),
+                        wallMillis / 1000.0, summary.p50(), summary.p95(), DemoReport.bytes(result.counters().remoteBytes()),
+                        summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK HIVE %s".formatted(summary.mismatches(), summary.errors()));
+            }
+        }
+        cachesFilled = true;
+        CATALOGS.forEach(catalog -> results.add(byCatalog.get(catalog)));
+    }
+
+    private List<String> order(Scenario scenario, PhaseResult.Phase phase)
+    {
+        List<String> order = new ArrayList<>(CATALOGS);
+        Collections.shuffle(order, new Random(options.seed() * 31 + scenario.ordinal() * 2L + phase.ordinal()));
+        return order;
+    }
+
+    // read-ahead may still be fetching pages after the queries are done; they belong to no phase, so wait for them
+    private void settle()
+    {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (trino.sumOverWorkers("io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(OVERDRIVE), "PagesInFlight") > 0 && System.nanoTime() < deadline) {
+            sleepUninterruptibly(100, MILLISECONDS);
+        }
+    }
+
+    private void note(Scenario scenario, String text)
+    {
+        String line = "%s: %s".formatted(scenario.id(), text);
+        notes.add(line);
+        System.out.println("      " + line);
+    }
+
+    private static double seconds(long startNanos)
+    {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+}
