@@ -38,7 +38,7 @@ record DemoOptions(
      * HDFS's hedged-read threshold in the {@code trino_cache} catalog's {@code hdfs-site.xml}: the best of the thresholds
      * from 10 ms to 2 s that {@code ./overdrive bench hedge} swept for stock Trino on the scoreboard's storage.
      */
-    static final Duration BEST_HDFS_HEDGE_THRESHOLD = Duration.ofMillis(100);
+    static final Duration BEST_HDFS_HEDGE_THRESHOLD = Duration.ofMillis(50);
 
     // also printed by ./overdrive demo --help without building anything
     static final String USAGE = readUsage();
