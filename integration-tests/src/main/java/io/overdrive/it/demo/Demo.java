@@ -11,18 +11,13 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
-import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
-import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * The main job: a data lake on this machine and the same workload through three catalogs on the same files, side by
