@@ -9,6 +9,8 @@ import io.overdrive.it.harness.TrinoProcessCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -40,7 +42,7 @@ public final class Demo
     // a small copy of the tables (TPC-H tiny) through which every catalog's code is warmed after a (re)start, without
     // putting the measured tables into any cache
     static final String WARMUP_SCHEMA = "warmup";
-    // the scan-pollution scenario's one-off table: lineitem several times over, larger than the cache
+    // the scan-pollution scenario's one-off table: a TPC-H lineitem larger than the cache
     static final String SCAN_TABLE = "lineitem_history";
     // each worker's cache directories, relative to its working directory
     static final String TRINO_CACHE_DIRECTORY = "fs-cache";
@@ -183,8 +185,13 @@ public final class Demo
         }
     }
 
-    /** The measured tables' total size and lineitem's (bytes of their files). */
-    record Lake(long bytes, long lineitemBytes, int scanCopies, long scanBytes) {}
+    /** The measured tables' total size, lineitem's and the scan-pollution table's (bytes of their files). */
+    record Lake(long bytes, long lineitemBytes, long scanBytes) {}
+
+    private static double scaleFactor(String scale)
+    {
+        return scale.equals("tiny") ? 0.01 : Double.parseDouble(scale.substring("sf".length()));
+    }
 
     private static Lake load(TrinoProcessCluster trino, DemoOptions options)
     {
@@ -202,18 +209,17 @@ public final class Demo
             System.out.printf("      %-9s %,10d rows %10s  %5.1fs%n", table, rows, DemoReport.bytes(bytes), seconds(start));
         }
         long lineitem = tableBytes(trino, SCHEMA, "lineitem");
-        int copies = 0;
         long scanBytes = 0;
         if (options.scenarios().contains(Scenario.SCAN_POLLUTION)) {
-            // larger than the cache by half, so that a cache that admits it all loses everything it held
-            copies = (int) Math.max(2, Math.ceil(1.5 * options.cacheSize() / lineitem));
+            // TPC-H lineitem at the scale that makes it 1.5 times the cache, so that a cache that admits it all loses
+            // everything it held (copies of the lake's own lineitem would not do: Parquet compresses repeated rows away)
+            BigDecimal scanScale = BigDecimal.valueOf(scaleFactor(options.scale()) * 1.5 * options.cacheSize() / lineitem).setScale(2, RoundingMode.UP);
             long start = System.nanoTime();
-            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT l.* FROM %s.%s.lineitem l CROSS JOIN UNNEST(sequence(1, %d)) AS copies(copy)"
-                    .formatted(STOCK, SCHEMA, SCAN_TABLE, STOCK, SCHEMA, copies));
+            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"sf%s\".lineitem".formatted(STOCK, SCHEMA, SCAN_TABLE, scanScale.stripTrailingZeros().toPlainString()));
             scanBytes = tableBytes(trino, SCHEMA, SCAN_TABLE);
-            System.out.printf("      %s: lineitem %d times, %s  %5.1fs%n", SCAN_TABLE, copies, DemoReport.bytes(scanBytes), seconds(start));
+            System.out.printf("      %s: TPC-H lineitem at scale factor %s, %s  %5.1fs%n", SCAN_TABLE, scanScale.stripTrailingZeros().toPlainString(), DemoReport.bytes(scanBytes), seconds(start));
         }
-        return new Lake(total, lineitem, copies, scanBytes);
+        return new Lake(total, lineitem, scanBytes);
     }
 
     private static long tableBytes(TrinoProcessCluster trino, String schema, String table)
