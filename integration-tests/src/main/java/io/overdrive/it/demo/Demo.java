@@ -292,7 +292,7 @@ public final class Demo
                   same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
-                the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (seed %d), warm passes in
+                the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
                 the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
                 """.formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
                 options.warmPasses(), options.storage(), options.slowNode(),
