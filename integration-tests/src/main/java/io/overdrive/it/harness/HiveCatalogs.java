@@ -44,7 +44,7 @@ public final class HiveCatalogs
     }
 
     /**
-     * The catalog's properties with every Overdrive feature on, as the demo, the container tests and
+     * The catalog's properties with every Overdrive feature on, as the multi-process and container tests and
      * {@code docker/compose.yaml} set them: the page cache (relative to each server's working directory, so every
      * worker has its own; pages written in the background), soft affinity with one preferred worker per file (and a load bound of twice the average, which two workers never reach), hedged
      * reads through the wrapper after {@code hedgeThreshold}, at most half of the reads hedged, and shared scans with
