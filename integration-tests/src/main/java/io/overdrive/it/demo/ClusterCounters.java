@@ -17,13 +17,11 @@ record ClusterCounters(
         long cacheBytesMissed,
         long hedges,
         long hedgeWins,
-        long coalescedReads,
-        long remoteBytesSaved,
         long preferred,
         long alternative,
         long fallback)
 {
-    static final ClusterCounters ZERO = new ClusterCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    static final ClusterCounters ZERO = new ClusterCounters(0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     // a catalog without the feature has no such MBean: it sums to 0. The cache bytes are Overdrive's page cache's or,
     // for a catalog with Trino's fs.cache, Alluxio's cache's as Trino counts them (AlluxioCacheStats: the sizes of the
@@ -33,7 +31,6 @@ record ClusterCounters(
         String cache = "io.overdrive.cache.page:type=PageCacheStats,name=%s,*".formatted(catalog);
         String trinoCache = "io.trino.filesystem.alluxio:type=AlluxioCacheStats,name=%s,*".formatted(catalog);
         String hedge = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
-        String scan = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(catalog);
         String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=%s,*".formatted(catalog);
         return new ClusterCounters(
                 hdfs.bytesRead(),
@@ -42,8 +39,6 @@ record ClusterCounters(
                 trino.sumOverNodes(cache, "BytesFromRemote") + trino.sumOverNodes(trinoCache, "ExternalReads.AllTime.Total"),
                 trino.sumOverNodes(hedge, "HedgedReadOps"),
                 trino.sumOverNodes(hedge, "HedgedReadOpsWin"),
-                trino.sumOverNodes(scan, "CoalescedReads"),
-                trino.sumOverNodes(scan, "RemoteBytesSaved"),
                 trino.sumOverNodes(placement, "Preferred.TotalCount"),
                 trino.sumOverNodes(placement, "Alternative.TotalCount"),
                 trino.sumOverNodes(placement, "Fallback.TotalCount"));
@@ -68,8 +63,6 @@ record ClusterCounters(
                 operator.applyAsLong(cacheBytesMissed, other.cacheBytesMissed),
                 operator.applyAsLong(hedges, other.hedges),
                 operator.applyAsLong(hedgeWins, other.hedgeWins),
-                operator.applyAsLong(coalescedReads, other.coalescedReads),
-                operator.applyAsLong(remoteBytesSaved, other.remoteBytesSaved),
                 operator.applyAsLong(preferred, other.preferred),
                 operator.applyAsLong(alternative, other.alternative),
                 operator.applyAsLong(fallback, other.fallback));

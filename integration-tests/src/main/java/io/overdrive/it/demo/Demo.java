@@ -185,8 +185,8 @@ public final class Demo
         }
     }
 
-    /** The measured tables' total size, lineitem's and the scan-pollution table's (bytes of their files). */
-    record Lake(long bytes, long lineitemBytes, long scanBytes) {}
+    /** The measured tables' total size and the scan-pollution table's (bytes of their files). */
+    record Lake(long bytes, long scanBytes) {}
 
     private static double scaleFactor(String scale)
     {
@@ -219,7 +219,7 @@ public final class Demo
             scanBytes = tableBytes(trino, SCHEMA, SCAN_TABLE);
             System.out.printf("      %s: TPC-H lineitem at scale factor %s, %s  %5.1fs%n", SCAN_TABLE, scanScale.stripTrailingZeros().toPlainString(), DemoReport.bytes(scanBytes), seconds(start));
         }
-        return new Lake(total, lineitem, scanBytes);
+        return new Lake(total, scanBytes);
     }
 
     private static long tableBytes(TrinoProcessCluster trino, String schema, String table)

@@ -178,6 +178,6 @@ final class TestDemoReport
 
     private static ClusterCounters counters(long bytes, long requests, long hit, long missed, long hedges, long wins, long preferred, long alternative)
     {
-        return new ClusterCounters(bytes, requests, hit, missed, hedges, wins, 0, 0, preferred, alternative, 0);
+        return new ClusterCounters(bytes, requests, hit, missed, hedges, wins, preferred, alternative, 0);
     }
 }
