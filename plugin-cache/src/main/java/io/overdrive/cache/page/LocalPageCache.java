@@ -13,10 +13,13 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,6 +42,7 @@ final class LocalPageCache
         implements PageCache
 {
     private static final Logger log = Logger.get(LocalPageCache.class);
+    private static final int PARTIAL_PAGES_REMEMBERED = 100_000;
 
     private final int pageSize;
     private final List<PageStoreDirectory> directories;
@@ -47,6 +51,10 @@ final class LocalPageCache
     private final CacheQuotas quotas;
     private final PageCacheStats stats;
     private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
+    // pages written in part since the start, so that contains() does not count them: a read-ahead then fetches them
+    // whole. A hint only (forgotten all at once past its bound, and pages filled in or evicted may stay in it): reads
+    // verify every chunk anyway
+    private final Set<PageId> partialPages = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService prober;
     private final ExecutorService restorer;
     // per directory, by identity
@@ -269,6 +277,9 @@ final class LocalPageCache
         if (bytes == 0 && restore != null && restore.restoreOnRead(pageId)) {
             bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
         }
+        if (bytes == PageStoreDirectory.PARTIAL) {
+            stats.recordPartialPageMiss();
+        }
         if (bytes == PageStoreDirectory.LOST) {
             // its file vanished, was cut short or failed a checksum: a damaged page, already dropped by the directory
             stats.recordCorruptPage();
@@ -295,6 +306,9 @@ final class LocalPageCache
             return false;
         }
         // a page found at startup and not restored yet counts: reading it restores it
+        if (partialPages.contains(pageId)) {
+            return false;
+        }
         PageRestore restore = restoreRunningIn(directory.get());
         return directory.get().contains(pageId) || (restore != null && restore.waiting(pageId));
     }
@@ -333,9 +347,88 @@ final class LocalPageCache
             }
             cacheContext.setCacheScope(scope.get());
         }
-        switch (directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context))) {
+        // a page known to be held in part is filled in (the cache manager keeps a page it has, rather than replace it;
+        // one not known so stays partial, its missing chunks added by the reads that need them)
+        PageStoreDirectory.WriteResult result = partialPages.contains(pageId) && directory.get().contains(pageId)
+                ? directory.get().fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context))
+                : directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context));
+        switch (result) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
-            case WRITTEN -> fileIndex.add(path, pageId.getFileId());
+            case WRITTEN -> {
+                fileIndex.add(path, pageId.getFileId());
+                partialPages.remove(pageId);
+            }
+            case REFUSED -> stats.recordPutRefused();
+            case FAILED -> {}
+        }
+    }
+
+    private static byte[] toArray(ByteBuffer page)
+    {
+        byte[] bytes = new byte[page.remaining()];
+        page.duplicate().get(bytes);
+        return bytes;
+    }
+
+    private static BitSet allChunks(int pageLength)
+    {
+        BitSet chunks = new BitSet();
+        chunks.set(0, PageFrame.chunks(pageLength));
+        return chunks;
+    }
+
+    @Override
+    public void writePart(String path, PageId pageId, int pageLength, int pageOffset, ByteBuffer bytes, CacheReadContext context)
+    {
+        int length = bytes.remaining();
+        if (pageOffset < 0 || length <= 0 || pageLength <= 0 || pageLength > pageSize || pageOffset + length > pageLength) {
+            return;
+        }
+        if (pageOffset == 0 && length == pageLength) {
+            write(path, pageId, bytes, context);
+            return;
+        }
+        // the chunks the part covers whole; the last chunk of the page may be shorter
+        int firstChunk = (pageOffset + PageFrame.CHUNK_SIZE - 1) / PageFrame.CHUNK_SIZE;
+        int end = pageOffset + length;
+        int endChunk = end == pageLength ? PageFrame.chunks(pageLength) : end / PageFrame.CHUNK_SIZE;
+        if (firstChunk >= endChunk || !writeGate.isCacheable(context)) {
+            return;
+        }
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            return;
+        }
+        int frameLength = PageFrame.frameLength(pageLength);
+        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
+            return;
+        }
+        if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {
+            stats.recordNotCachedNoTable();
+            return;
+        }
+        CacheContext cacheContext = CacheContext.defaults();
+        Optional<CacheScope> scope = quotas.scope(context);
+        if (scope.isPresent()) {
+            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
+                stats.recordPutRefused();
+                return;
+            }
+            cacheContext.setCacheScope(scope.get());
+        }
+        byte[] page = new byte[pageLength];
+        bytes.duplicate().get(page, pageOffset, length);
+        BitSet fetched = new BitSet();
+        fetched.set(firstChunk, endChunk);
+        switch (directory.get().fillFrame(pageId, pageLength, page, fetched, cacheContext, CachedFile.of(path, context))) {
+            case WRITTEN -> {
+                fileIndex.add(path, pageId.getFileId());
+                if (partialPages.size() >= PARTIAL_PAGES_REMEMBERED) {
+                    partialPages.clear();
+                }
+                partialPages.add(pageId);
+                stats.recordPartialPageWrite();
+            }
             case REFUSED -> stats.recordPutRefused();
             case FAILED -> {}
         }

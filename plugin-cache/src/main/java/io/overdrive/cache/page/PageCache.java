@@ -39,7 +39,10 @@ public interface PageCache
      */
     int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset);
 
-    /** Whether the page is cached, without reading it (a cheap check; a read may still miss). */
+    /**
+     * Whether the page is cached, without reading it (a cheap check; a read may still miss). A page this cache holds
+     * only part of, as far as it knows, is not.
+     */
     boolean contains(PageId pageId);
 
     /**
@@ -53,6 +56,19 @@ public interface PageCache
      * failures) and says nothing either way.
      */
     void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context);
+
+    /**
+     * Offers part of a page of the file at {@code path}: {@code bytes} holds the page's bytes from {@code pageOffset},
+     * for a page of {@code pageLength} bytes. The cache keeps the {@link PageFrame#CHUNK_SIZE} chunks the part covers
+     * whole (a part reaching the page's end covers its last chunk), adding them to what it holds of the page, so that a
+     * later read of those bytes hits; it may decline and says nothing either way. By default only a whole page is kept.
+     */
+    default void writePart(String path, PageId pageId, int pageLength, int pageOffset, ByteBuffer bytes, CacheReadContext context)
+    {
+        if (pageOffset == 0 && bytes.remaining() == pageLength) {
+            write(path, pageId, bytes, context);
+        }
+    }
 
     /** Removes every cached page of the file (for example when the file changed or was deleted). */
     void deleteFile(String fileId);

@@ -33,6 +33,8 @@ public class PageCacheStats
     private final AtomicLong directoriesRestored = new AtomicLong();
     private final AtomicLong directoryProbeFailures = new AtomicLong();
     private final AtomicLong putsRefused = new AtomicLong();
+    private final AtomicLong partialPageWrites = new AtomicLong();
+    private final AtomicLong partialPageMisses = new AtomicLong();
     private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong notCachedExcludedTable = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
@@ -260,6 +262,16 @@ public class PageCacheStats
     public void recordPutRefused()
     {
         putsRefused.incrementAndGet();
+    }
+
+    public void recordPartialPageWrite()
+    {
+        partialPageWrites.incrementAndGet();
+    }
+
+    public void recordPartialPageMiss()
+    {
+        partialPageMisses.incrementAndGet();
     }
 
     public void recordNotCachedNoTable()
@@ -526,5 +538,17 @@ public class PageCacheStats
     public long getPutsRefused()
     {
         return putsRefused.get();
+    }
+
+    @Managed(description = "Writes of part of a page (the chunks a reader fetched, not the whole page): new partial pages and chunks added to them")
+    public long getPartialPageWrites()
+    {
+        return partialPageWrites.get();
+    }
+
+    @Managed(description = "Of Misses, reads of a partial page that lacked some of the bytes asked for (not fetched yet)")
+    public long getPartialPageMisses()
+    {
+        return partialPageMisses.get();
     }
 }

@@ -1,6 +1,7 @@
 package io.overdrive.cache.page;
 
 import java.nio.ByteBuffer;
+import java.util.BitSet;
 import java.util.zip.CRC32C;
 
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
@@ -20,6 +21,12 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
  * whole-page hit makes 64 checksum calls, whose fixed cost is negligible next to CRC32C's throughput. 16 KiB also keeps
  * the offset of the last chunk of the largest page (64 MiB) within the page size, which Alluxio requires of a read's
  * offset. Pages of the earlier format (one checksum for the whole page, another magic number) fail {@link #verify}.
+ * <p>
+ * A page may be <em>partial</em>: a reader that needed only some bytes of it fetched only the chunks covering them
+ * ({@link #encodePartial}), and later readers fill in more chunks. A chunk not fetched yet is stored as zeros with a
+ * checksum that says so (the zeros' CRC32C xor {@link #ABSENT}); a read that needs it is a miss
+ * ({@link #copyVerified} answers {@link #ABSENT_CHUNK}), never a damaged page. Any other mismatch is damage. A partial
+ * page takes the same room on disk as a whole one, so that filling it in never changes its size in the cache.
  */
 public final class PageFrame
 {
@@ -29,6 +36,15 @@ public final class PageFrame
     // "ODP2"; frames of the earlier format end in "ODPG"
     private static final int MAGIC = 0x4F445032;
     private static final int CHUNK_FRAME_SIZE = CHUNK_SIZE + CHECKSUM_SIZE;
+    // xor-ed into the checksum of a chunk not fetched yet: "ABSN"
+    private static final int ABSENT = 0x4142534E;
+
+    /** {@link #copyVerified}: every chunk verified, the bytes copied. */
+    static final int VERIFIED = 1;
+    /** {@link #copyVerified}: a chunk needed is not fetched yet (a partial page); nothing copied. */
+    static final int ABSENT_CHUNK = 0;
+    /** {@link #copyVerified}: a chunk failed its checksum, or the span is short; nothing copied. */
+    static final int DAMAGED = -1;
 
     private PageFrame() {}
 
@@ -53,6 +69,65 @@ public final class PageFrame
                 .putInt(CHUNK_SIZE)
                 .putInt(MAGIC);
         return framed;
+    }
+
+    /**
+     * The stored form of a partial page of {@code pageLength} bytes holding only the chunks set in {@code present}, their
+     * bytes at their place in {@code page} (which is at least {@code pageLength} long; what it holds elsewhere is
+     * ignored). Every chunk of a whole page being present, this is {@link #encode}.
+     */
+    static byte[] encodePartial(byte[] page, int pageLength, BitSet present)
+    {
+        byte[] framed = new byte[frameLength(pageLength)];
+        ByteBuffer frame = ByteBuffer.wrap(framed).order(LITTLE_ENDIAN);
+        CRC32C crc = new CRC32C();
+        for (int chunk = 0; chunk < chunks(pageLength); chunk++) {
+            int start = chunk * CHUNK_SIZE;
+            int chunkLength = Math.min(CHUNK_SIZE, pageLength - start);
+            int at = chunkStart(chunk);
+            crc.reset();
+            if (present.get(chunk)) {
+                System.arraycopy(page, start, framed, at, chunkLength);
+                crc.update(framed, at, chunkLength);
+                frame.putInt(at + chunkLength, (int) crc.getValue());
+            }
+            else {
+                // zeros, as the array was made
+                crc.update(framed, at, chunkLength);
+                frame.putInt(at + chunkLength, (int) crc.getValue() ^ ABSENT);
+            }
+        }
+        frame.position(framed.length - TRAILER_SIZE);
+        frame.putInt(pageLength)
+                .putInt(CHUNK_SIZE)
+                .putInt(MAGIC);
+        return framed;
+    }
+
+    /**
+     * Reads an intact stored frame of a page of {@code pageLength} bytes into {@code page} (at least that long): the
+     * chunks it holds are copied to their place and set in the answer; null when a chunk is damaged or the frame is not
+     * one of this format and length.
+     */
+    static BitSet decodePartial(byte[] stored, int storedLength, int pageLength, byte[] page)
+    {
+        if (verify(stored, storedLength) != pageLength) {
+            return null;
+        }
+        BitSet present = new BitSet();
+        ByteBuffer view = ByteBuffer.wrap(stored).order(LITTLE_ENDIAN);
+        CRC32C crc = new CRC32C();
+        for (int chunk = 0; chunk < chunks(pageLength); chunk++) {
+            int at = chunkStart(chunk);
+            int chunkLength = Math.min(CHUNK_SIZE, pageLength - chunk * CHUNK_SIZE);
+            crc.reset();
+            crc.update(stored, at, chunkLength);
+            if ((int) crc.getValue() == view.getInt(at + chunkLength)) {
+                System.arraycopy(stored, at, page, chunk * CHUNK_SIZE, chunkLength);
+                present.set(chunk);
+            }
+        }
+        return present;
     }
 
     /** Bytes a page of {@code pageLength} bytes takes on disk. */
@@ -92,10 +167,11 @@ public final class PageFrame
     /**
      * Verifies the chunks held in {@code span} from its position to its limit, read from the frame of a page of
      * {@code pageLength} bytes starting at chunk {@code firstChunk}, and copies {@code length} bytes of the page from
-     * {@code pageOffset} (which those chunks cover) into {@code target}. False, having copied nothing, when a chunk
-     * fails its checksum.
+     * {@code pageOffset} (which those chunks cover) into {@code target}: {@link #VERIFIED}. Having copied nothing:
+     * {@link #DAMAGED} when a chunk fails its checksum (or the span is short), else {@link #ABSENT_CHUNK} when a chunk
+     * is not fetched yet.
      */
-    static boolean copyVerified(ByteBuffer span, int pageLength, int firstChunk, int pageOffset, int length, byte[] target, int targetOffset)
+    static int copyVerified(ByteBuffer span, int pageLength, int firstChunk, int pageOffset, int length, byte[] target, int targetOffset)
     {
         int base = span.position();
         int spanLength = span.remaining();
@@ -103,19 +179,29 @@ public final class PageFrame
         ByteBuffer view = span.duplicate().order(LITTLE_ENDIAN);
         CRC32C crc = new CRC32C();
         int spanStart = chunkStart(firstChunk);
+        boolean absent = false;
         for (int chunk = firstChunk; chunkStart(chunk) - spanStart < spanLength; chunk++) {
             int at = base + chunkStart(chunk) - spanStart;
             int chunkLength = Math.min(CHUNK_SIZE, pageLength - chunk * CHUNK_SIZE);
             if (chunkLength <= 0 || at + chunkLength + CHECKSUM_SIZE > base + spanLength) {
-                return false;
+                return DAMAGED;
             }
             view.limit(at + chunkLength).position(at);
             crc.reset();
             crc.update(view);
             view.limit(base + spanLength);
-            if ((int) crc.getValue() != view.getInt(at + chunkLength)) {
-                return false;
+            int stored = view.getInt(at + chunkLength);
+            int computed = (int) crc.getValue();
+            if (stored == (computed ^ ABSENT)) {
+                // every chunk is still checked: damage anywhere in the span drops the page
+                absent = true;
             }
+            else if (stored != computed) {
+                return DAMAGED;
+            }
+        }
+        if (absent) {
+            return ABSENT_CHUNK;
         }
         int copied = 0;
         while (copied < length) {
@@ -126,12 +212,12 @@ public final class PageFrame
             span.get(base + chunkStart(chunk) - spanStart + inChunk, target, targetOffset + copied, bytes);
             copied += bytes;
         }
-        return true;
+        return VERIFIED;
     }
 
     /**
      * Length of the page held in the first {@code storedLength} bytes of {@code stored}, or -1 when they are not a
-     * complete, intact frame of this format.
+     * complete, intact frame of this format (that of a partial page is intact).
      */
     public static int verify(byte[] stored, int storedLength)
     {
@@ -146,10 +232,11 @@ public final class PageFrame
             return -1;
         }
         ByteBuffer chunks = ByteBuffer.wrap(stored, 0, storedLength - TRAILER_SIZE);
-        return copyVerified(chunks, recordedLength, 0, 0, 0, stored, 0) ? recordedLength : -1;
+        // a partial page is intact: its chunks not fetched yet say so
+        return copyVerified(chunks, recordedLength, 0, 0, 0, stored, 0) != DAMAGED ? recordedLength : -1;
     }
 
-    /** The page held in a stored frame, or null when it is not an intact frame. */
+    /** The page held in a stored frame, or null when it is not an intact frame of a whole page. */
     static byte[] decode(byte[] stored, int storedLength)
     {
         int length = verify(stored, storedLength);
@@ -157,7 +244,7 @@ public final class PageFrame
             return null;
         }
         byte[] page = new byte[length];
-        if (length > 0 && !copyVerified(ByteBuffer.wrap(stored, 0, storedLength - TRAILER_SIZE), length, 0, 0, length, page, 0)) {
+        if (length > 0 && copyVerified(ByteBuffer.wrap(stored, 0, storedLength - TRAILER_SIZE), length, 0, 0, length, page, 0) != VERIFIED) {
             return null;
         }
         return page;

@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -35,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 
 import static com.google.common.collect.Iterables.getOnlyElement;
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -58,6 +60,8 @@ final class PageStoreDirectory
 
     /** {@link #readPage} of a page that is gone or damaged: its file vanished or is shorter than its metadata says. */
     static final int LOST = -1;
+    /** {@link #readPage} of a partial page that lacks some of the bytes asked for (not fetched yet): a miss. */
+    static final int PARTIAL = -2;
 
     private static final Logger log = Logger.get(PageStoreDirectory.class);
     private static final String PROBE_FILE_ID = "overdrive-probe";
@@ -162,8 +166,9 @@ final class PageStoreDirectory
 
     /**
      * Copies up to {@code length} bytes of the page from {@code pageOffset} into {@code target}: how many; 0 when the
-     * page is absent, older than {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #LOST} when its file
-     * vanished, is short or fails a checksum (the page is then forgotten and its file deleted). Only the chunks
+     * page is absent, older than {@code cache.ttl}, or unreadable (an I/O error, counted); {@link #PARTIAL} when it is a
+     * partial page without some of those bytes; {@link #LOST} when its file vanished, is short or fails a checksum (the
+     * page is then forgotten and its file deleted). Only the chunks
      * covering the bytes asked for are read, each with its checksum in the same read ({@link PageFrame}), and they are
      * verified before a byte is copied: damaged bytes are never served.
      */
@@ -197,7 +202,11 @@ final class PageStoreDirectory
                 return read;
             }
             ByteBuffer span = SPANS.get().flip();
-            if (read != spanLength || !PageFrame.copyVerified(span, pageLength, firstChunk, offset, end - offset, target, targetOffset + copied)) {
+            int verified = read == spanLength ? PageFrame.copyVerified(span, pageLength, firstChunk, offset, end - offset, target, targetOffset + copied) : PageFrame.DAMAGED;
+            if (verified == PageFrame.ABSENT_CHUNK) {
+                return PARTIAL;
+            }
+            if (verified != PageFrame.VERIFIED) {
                 dropCorrupt(pageId, info.get().getPageSize());
                 return LOST;
             }
@@ -461,6 +470,64 @@ final class PageStoreDirectory
             recordWriteFailure(e);
             return WriteResult.FAILED;
         }
+    }
+
+    /**
+     * Adds the chunks of a page of {@code pageLength} bytes held in {@code page} (at their place) and set in
+     * {@code fetched} to what this directory holds of it: a partial page is written, or rewritten with the chunks it had
+     * and the new ones. A stored frame that does not read back intact is replaced, its damage counted. The rewrite
+     * deletes the page and writes it again, so a concurrent reader may miss it meanwhile, and of two concurrent fills
+     * one may lose its chunks: both cost a remote read later, never a wrong byte, since each chunk is verified.
+     */
+    WriteResult fillFrame(PageId pageId, int pageLength, byte[] page, BitSet fetched, CacheContext cacheContext, CachedFile file)
+    {
+        Optional<PageInfo> info = pageInfo(pageId);
+        BitSet present = (BitSet) fetched.clone();
+        if (info.isPresent()) {
+            int frameSize = toIntExact(info.get().getPageSize());
+            if (PageFrame.pageLength(frameSize) != pageLength) {
+                // another length is another file; never merged
+                return WriteResult.REFUSED;
+            }
+            byte[] stored = new byte[frameSize];
+            store.takeFailure();
+            int read;
+            try {
+                read = manager.get(pageId, 0, frameSize, stored, 0, CacheContext.defaults());
+            }
+            catch (RuntimeException e) {
+                stats.recordGetError();
+                health.failed("read", e);
+                return WriteResult.FAILED;
+            }
+            if (read <= 0 && store.takeFailure()) {
+                return WriteResult.FAILED;
+            }
+            byte[] merged = new byte[pageLength];
+            BitSet had = read == frameSize ? PageFrame.decodePartial(stored, frameSize, pageLength, merged) : null;
+            if (had == null) {
+                if (read > 0) {
+                    dropCorrupt(pageId, frameSize);
+                }
+                // gone meanwhile (evicted, deleted): written anew with the fetched chunks only
+            }
+            else {
+                BitSet added = (BitSet) fetched.clone();
+                added.andNot(had);
+                if (added.isEmpty()) {
+                    return WriteResult.REFUSED;
+                }
+                // the fetched chunks over the stored bytes (the same bytes of the same file version where both hold one)
+                for (int chunk = fetched.nextSetBit(0); chunk >= 0; chunk = fetched.nextSetBit(chunk + 1)) {
+                    int start = chunk * PageFrame.CHUNK_SIZE;
+                    System.arraycopy(page, start, merged, start, Math.min(PageFrame.CHUNK_SIZE, pageLength - start));
+                }
+                present.or(had);
+                page = merged;
+                deletePage(pageId);
+            }
+        }
+        return writeFrame(pageId, PageFrame.encodePartial(page, pageLength, present), cacheContext, file);
     }
 
     // an interrupt (a cancelled query or split) is no I/O error, and does not count toward taking the directory out of use

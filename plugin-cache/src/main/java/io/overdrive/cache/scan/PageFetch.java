@@ -50,12 +50,29 @@ final class PageFetch
         return result.get(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** A page's bytes: a slice of the buffer of the remote read that fetched it. */
-    record PageBytes(byte[] array, int offset, int length)
+    /**
+     * The bytes of a page from {@code pageOffset} (0 for a whole page; a fetch of only what its reader needed starts
+     * and ends where that read does, to the chunk): a slice at {@code offset} of the buffer of the remote read that
+     * fetched it.
+     */
+    record PageBytes(byte[] array, int offset, int pageOffset, int length)
     {
-        void copyTo(int pageOffset, byte[] target, int targetOffset, int bytes)
+        /** A whole page, or its first {@code length} bytes. */
+        PageBytes(byte[] array, int offset, int length)
         {
-            System.arraycopy(array, offset + pageOffset, target, targetOffset, bytes);
+            this(array, offset, 0, length);
+        }
+
+        /** Whether these hold the page's bytes from {@code from} to {@code to}. */
+        boolean covers(int from, int to)
+        {
+            return from >= pageOffset && to <= pageOffset + length;
+        }
+
+        /** Copies the page's bytes from {@code from}, which these hold ({@link #covers}). */
+        void copyTo(int from, byte[] target, int targetOffset, int bytes)
+        {
+            System.arraycopy(array, offset + from - pageOffset, target, targetOffset, bytes);
         }
     }
 }

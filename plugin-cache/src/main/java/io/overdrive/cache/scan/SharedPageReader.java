@@ -4,6 +4,7 @@ import alluxio.client.file.cache.PageId;
 import io.airlift.log.Logger;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
+import io.overdrive.cache.page.PageFrame;
 import io.overdrive.cache.scan.InFlightPages.Claim;
 import io.overdrive.cache.scan.PageFetch.PageBytes;
 import io.overdrive.cache.scan.ReadAhead.Held;
@@ -74,6 +75,7 @@ final class SharedPageReader
     private TrinoInput remote;
     // sequential access, guarded by this
     private long lastPageRead = -2;
+    private long lastReadEnd = -1;
     private long readAheadEnd;
     private boolean readAheadRunning;
     private boolean closed;
@@ -122,7 +124,7 @@ final class SharedPageReader
         if (length == 0) {
             return;
         }
-        Request request = new Request(position, buffer, offset, length);
+        Request request = new Request(position, buffer, offset, length, continuesLastRead(position, length));
         long first = position / pageSize;
         long last = (position + length - 1) / pageSize;
         List<Long> missing = new ArrayList<>();
@@ -135,6 +137,14 @@ final class SharedPageReader
             readMissing(missing, request);
         }
         readAheadAfter(first, last);
+    }
+
+    // a read that starts where the last one ended is part of a stream, which will want the rest of its pages
+    private synchronized boolean continuesLastRead(long position, int length)
+    {
+        boolean continues = position == lastReadEnd;
+        lastReadEnd = position + length;
+        return continues;
     }
 
     private void readMissing(List<Long> pages, Request request)
@@ -198,9 +208,14 @@ final class SharedPageReader
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while waiting for another reader's fetch of " + path);
         }
+        int copied = request.copy(page, pageSize, pageLength(page), bytes);
+        if (copied < 0) {
+            // the fetch was of another part of the page (another reader's read): look again
+            return false;
+        }
         scans.stats().recordCoalescedRead(bytes.length(), System.nanoTime() - start);
         scans.readAhead().read(claim.pageId());
-        sharedBytes.addAndGet(request.copy(page, pageSize, bytes));
+        sharedBytes.addAndGet(copied);
         return true;
     }
 
@@ -213,13 +228,15 @@ final class SharedPageReader
         remote().readFully(page * pageSize, data, 0, length);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);
-        request.copy(page, pageSize, new PageBytes(data, 0, length));
+        request.copy(page, pageSize, length, new PageBytes(data, 0, length));
     }
 
     /**
      * Fetches the claimed pages (ascending), one remote read per run of close pages ({@link #runs}), resolving every
      * claim whatever happens: completed with its bytes, or failed with the error, which is then thrown. A read-ahead
-     * passes its memory {@code reservation}, which covers every run, and no {@code request}.
+     * passes its memory {@code reservation}, which covers every run, and no {@code request}. A reader's own read that
+     * does not continue a stream fetches only the chunks it needs of the run's first and last pages
+     * ({@link #runSpan}); the cache keeps them as parts of those pages.
      */
     private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Reservation reservation)
             throws IOException
@@ -275,13 +292,42 @@ final class SharedPageReader
         return Math.min(fileLength, (run.getLast().pageId().getPageIndex() + 1) * pageSize) - start;
     }
 
+    /**
+     * The bytes one remote read of the run reads, {@code [start, end)} in the file: from its first page to the end of
+     * its last, pages between included; for a reader's own read that does not continue a stream, only from the chunk
+     * ({@link PageFrame#CHUNK_SIZE}, counted from the page's start) where the read starts to the one where it ends, as a
+     * reader without a cache would read about the same bytes. The pages between are inside the read.
+     */
+    private long[] runSpan(List<Claim> run, Request request)
+    {
+        long firstPageStart = run.getFirst().pageId().getPageIndex() * pageSize;
+        long lastPageStart = run.getLast().pageId().getPageIndex() * pageSize;
+        long end = Math.min(fileLength, lastPageStart + pageSize);
+        if (request == null || request.continuesStream()) {
+            return new long[] {firstPageStart, end};
+        }
+        long start = firstPageStart + alignDown(Math.max(0, request.position() - firstPageStart));
+        end = Math.min(end, lastPageStart + alignUp(request.end() - lastPageStart));
+        return new long[] {start, end};
+    }
+
+    private static long alignDown(long pageOffset)
+    {
+        return pageOffset - pageOffset % PageFrame.CHUNK_SIZE;
+    }
+
+    private static long alignUp(long pageOffset)
+    {
+        return alignDown(pageOffset + PageFrame.CHUNK_SIZE - 1);
+    }
+
     private void fetchRun(TrinoInput input, List<Claim> run, Request request, Reservation reservation)
             throws IOException
     {
-        long firstPage = run.getFirst().pageId().getPageIndex();
-        long start = firstPage * pageSize;
+        long[] span = runSpan(run, request);
+        long start = span[0];
         // at most MAX_BYTES_PER_FETCH; for a read-ahead, within its reservation
-        int length = toIntExact(runLength(run));
+        int length = toIntExact(span[1] - start);
         byte[] data = new byte[length];
         input.readFully(start, data, 0, length);
         scans.stats().recordFetch(run.size(), length);
@@ -291,7 +337,10 @@ final class SharedPageReader
         List<PageBytes> pages = new ArrayList<>(run.size());
         for (Claim claim : run) {
             long page = claim.pageId().getPageIndex();
-            PageBytes bytes = new PageBytes(data, toIntExact((page - firstPage) * pageSize), pageLength(page));
+            long pageStart = page * pageSize;
+            int from = toIntExact(Math.max(start, pageStart) - pageStart);
+            int to = toIntExact(Math.min(span[1], pageStart + pageLength(page)) - pageStart);
+            PageBytes bytes = new PageBytes(data, toIntExact(pageStart + from - start), from, to - from);
             pages.add(bytes);
             if (claim.fetch().isReadAhead()) {
                 // before the waiters see it, so that whoever reads it first counts it as used
@@ -299,15 +348,22 @@ final class SharedPageReader
             }
             claim.fetch().complete(bytes);
             if (request != null) {
-                request.copy(page, pageSize, bytes);
+                request.copy(page, pageSize, pageLength(page), bytes);
             }
         }
         // cached before the fetches are forgotten: a reader that comes later finds the page there
         for (int i = 0; i < run.size(); i++) {
             Claim claim = run.get(i);
             PageBytes bytes = pages.get(i);
+            int pageLength = pageLength(claim.pageId().getPageIndex());
             try {
-                cache.write(path, claim.pageId(), ByteBuffer.wrap(bytes.array(), bytes.offset(), bytes.length()), context);
+                ByteBuffer fetched = ByteBuffer.wrap(bytes.array(), bytes.offset(), bytes.length());
+                if (bytes.pageOffset() == 0 && bytes.length() == pageLength) {
+                    cache.write(path, claim.pageId(), fetched, context);
+                }
+                else {
+                    cache.writePart(path, claim.pageId(), pageLength, bytes.pageOffset(), fetched, context);
+                }
             }
             catch (RuntimeException e) {
                 log.warn(e, "Caching page %s of %s failed", claim.pageId().getPageIndex(), path);
@@ -346,7 +402,7 @@ final class SharedPageReader
             return false;
         }
         PageId pageId = pageId(page);
-        if (!scans.readAhead().readHeld(pageId, bytes -> sharedBytes.addAndGet(request.copy(page, pageSize, bytes)))) {
+        if (!scans.readAhead().readHeld(pageId, bytes -> sharedBytes.addAndGet(request.copy(page, pageSize, pageLength(page), bytes)))) {
             return false;
         }
         held.remove(pageId);
@@ -499,8 +555,11 @@ final class SharedPageReader
                 throws IOException;
     }
 
-    /** A caller's read: {@code length} bytes of the file at {@code position} into {@code buffer} at {@code offset}. */
-    private record Request(long position, byte[] buffer, int offset, int length)
+    /**
+     * A caller's read: {@code length} bytes of the file at {@code position} into {@code buffer} at {@code offset};
+     * {@code continuesStream} when it starts where the reader's last read ended.
+     */
+    private record Request(long position, byte[] buffer, int offset, int length, boolean continuesStream)
     {
         long end()
         {
@@ -512,12 +571,19 @@ final class SharedPageReader
             return toIntExact(offset + filePosition - position);
         }
 
-        /** Copies the part of the page this read wants; returns how many bytes. */
-        int copy(long page, int pageSize, PageBytes bytes)
+        /**
+         * Copies the part of the page (of {@code pageLength} bytes) this read wants: how many bytes; -1, having copied
+         * nothing, when {@code bytes} do not hold all of that part.
+         */
+        int copy(long page, int pageSize, int pageLength, PageBytes bytes)
         {
             long pageStart = page * pageSize;
             long from = Math.max(position, pageStart);
-            int count = toIntExact(Math.min(end(), pageStart + bytes.length()) - from);
+            long to = Math.min(end(), pageStart + pageLength);
+            if (!bytes.covers(toIntExact(from - pageStart), toIntExact(to - pageStart))) {
+                return -1;
+            }
+            int count = toIntExact(to - from);
             bytes.copyTo(toIntExact(from - pageStart), buffer, targetOffset(from), count);
             return count;
         }

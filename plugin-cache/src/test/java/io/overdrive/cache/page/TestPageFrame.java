@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Random;
 
 import static io.overdrive.cache.page.PageFrame.CHUNK_SIZE;
@@ -78,11 +79,11 @@ class TestPageFrame
             int spanStart = PageFrame.chunkStart(firstChunk);
             int spanEnd = PageFrame.chunkEnd(length, lastChunk);
             byte[] target = new byte[bytes + 2];
-            assertThat(PageFrame.copyVerified(ByteBuffer.wrap(frame, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, target, 1)).isTrue();
+            assertThat(PageFrame.copyVerified(ByteBuffer.wrap(frame, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, target, 1)).isEqualTo(PageFrame.VERIFIED);
             assertThat(Arrays.copyOfRange(target, 1, 1 + bytes)).isEqualTo(Arrays.copyOfRange(page, offset, offset + bytes));
 
             byte[] fresh = new byte[bytes + 2];
-            boolean verified = PageFrame.copyVerified(ByteBuffer.wrap(damaged, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, fresh, 1);
+            boolean verified = PageFrame.copyVerified(ByteBuffer.wrap(damaged, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, fresh, 1) == PageFrame.VERIFIED;
             assertThat(verified).as("%s bytes from %s", bytes, offset).isEqualTo(firstChunk > 2 || lastChunk < 2);
             if (!verified) {
                 assertThat(fresh).as("nothing copied").containsOnly(0);
@@ -126,5 +127,75 @@ class TestPageFrame
         assertThat(page.position()).isEqualTo(1);
         assertThat(page.remaining()).isEqualTo(3);
         assertThat(PageFrame.decode(frame, frame.length)).containsExactly(2, 3, 4);
+    }
+
+    @Test
+    void partialPagesServeTheirChunksAndMissTheOthers()
+    {
+        Random random = new Random(11);
+        for (int length : new int[] {1, CHUNK_SIZE, CHUNK_SIZE + 1, 5 * CHUNK_SIZE - 300, 1 << 20}) {
+            byte[] page = new byte[length];
+            random.nextBytes(page);
+            int chunks = PageFrame.chunks(length);
+            for (int round = 0; round < 20; round++) {
+                BitSet present = new BitSet();
+                for (int chunk = 0; chunk < chunks; chunk++) {
+                    if (random.nextBoolean()) {
+                        present.set(chunk);
+                    }
+                }
+                // the bytes of absent chunks are never looked at
+                byte[] source = page.clone();
+                for (int chunk = present.nextClearBit(0); chunk < chunks; chunk = present.nextClearBit(chunk + 1)) {
+                    Arrays.fill(source, chunk * CHUNK_SIZE, Math.min(length, (chunk + 1) * CHUNK_SIZE), (byte) 0x5A);
+                }
+                byte[] frame = PageFrame.encodePartial(source, length, present);
+                assertThat(frame.length).isEqualTo(PageFrame.frameLength(length));
+                assertThat(PageFrame.verify(frame, frame.length)).as("a partial page is intact").isEqualTo(length);
+                byte[] decoded = new byte[length];
+                assertThat(PageFrame.decodePartial(frame, frame.length, length, decoded)).isEqualTo(present);
+                assertThat(PageFrame.decode(frame, frame.length)).as("not a whole page").isEqualTo(present.cardinality() == chunks ? page : null);
+                for (int i = 0; i < 50; i++) {
+                    int offset = random.nextInt(length);
+                    int bytes = 1 + random.nextInt(length - offset);
+                    int firstChunk = offset / CHUNK_SIZE;
+                    int lastChunk = (offset + bytes - 1) / CHUNK_SIZE;
+                    int spanStart = PageFrame.chunkStart(firstChunk);
+                    int spanEnd = PageFrame.chunkEnd(length, lastChunk);
+                    byte[] target = new byte[bytes];
+                    int result = PageFrame.copyVerified(ByteBuffer.wrap(frame, spanStart, spanEnd - spanStart), length, firstChunk, offset, bytes, target, 0);
+                    boolean covered = present.nextClearBit(firstChunk) > lastChunk;
+                    assertThat(result).isEqualTo(covered ? PageFrame.VERIFIED : PageFrame.ABSENT_CHUNK);
+                    if (covered) {
+                        assertThat(target).isEqualTo(Arrays.copyOfRange(page, offset, offset + bytes));
+                    }
+                    else {
+                        assertThat(target).as("nothing copied").containsOnly(0);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void damageInAPartialPageIsDamageNotAbsence()
+    {
+        Random random = new Random(13);
+        int length = 4 * CHUNK_SIZE;
+        byte[] page = new byte[length];
+        random.nextBytes(page);
+        BitSet present = new BitSet();
+        present.set(1);
+        present.set(3);
+        byte[] frame = PageFrame.encodePartial(page, length, present);
+        // a flipped bit in an absent chunk's zeros or checksum, or in a present chunk, is damage
+        for (int bit = 0; bit < (frame.length - PageFrame.TRAILER_SIZE) * 8; bit += 97) {
+            byte[] damaged = frame.clone();
+            damaged[bit / 8] ^= (byte) (1 << (bit % 8));
+            assertThat(PageFrame.verify(damaged, damaged.length)).as("bit %s", bit).isEqualTo(-1);
+            assertThat(PageFrame.copyVerified(ByteBuffer.wrap(damaged, 0, damaged.length - PageFrame.TRAILER_SIZE), length, 0, 0, length, new byte[length], 0))
+                    .as("bit %s", bit)
+                    .isEqualTo(PageFrame.DAMAGED);
+        }
     }
 }

@@ -6,6 +6,7 @@ import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.page.PageFrame;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.local.LocalFileSystem;
@@ -55,7 +56,24 @@ class TestSharedScansStress
     void randomReadsWithFaults()
             throws Exception
     {
-        int[] sizes = {50 * PAGE_SIZE + 17, 20 * PAGE_SIZE, 3 * PAGE_SIZE - 5};
+        randomReadsWithFaults(PAGE_SIZE, "small-pages");
+    }
+
+    // pages of several checksum chunks: readers that are not streams fetch and cache parts of pages, which concurrent
+    // readers of other parts of the same pages join, look up, fill in, see evicted, damaged and flushed
+    @Test
+    void randomReadsOfPartsOfPagesWithFaults()
+            throws Exception
+    {
+        PageCacheStats cacheStats = randomReadsWithFaults(4 * PageFrame.CHUNK_SIZE, "partial-pages");
+        assertThat(cacheStats.getPartialPageWrites()).isPositive();
+        assertThat(cacheStats.getPartialPageMisses()).isPositive();
+    }
+
+    private PageCacheStats randomReadsWithFaults(int pageSize, String name)
+            throws Exception
+    {
+        int[] sizes = {50 * pageSize + 17, 20 * pageSize, 3 * pageSize - 5};
         List<byte[]> contents = new ArrayList<>();
         List<StorageBoundary> files = new ArrayList<>();
         LocalFileSystem fileSystem = new LocalFileSystem(directory);
@@ -64,21 +82,21 @@ class TestSharedScansStress
             new Random(i).nextBytes(data);
             Files.write(directory.resolve("file" + i), data);
             contents.add(data);
-            StorageBoundary storage = new StorageBoundary(fileSystem.newInputFile(Location.of("local:///file" + i)), PAGE_SIZE);
+            StorageBoundary storage = new StorageBoundary(fileSystem.newInputFile(Location.of("local:///file" + i)), pageSize);
             storage.setDelayMillis(1);
             storage.setFailureChance(0.03);
             files.add(storage);
         }
-        Path cacheDirectory = directory.resolve("cache");
+        Path cacheDirectory = directory.resolve("cache-" + name);
         PageCacheConfig cacheConfig = new PageCacheConfig()
                 .setEnabled(true)
                 .setBaseDirectories(cacheDirectory.toString())
-                .setMaxSizes("160kB")
-                .setPageSize(DataSize.ofBytes(PAGE_SIZE))
+                .setMaxSizes(40 * pageSize + "B")
+                .setPageSize(DataSize.ofBytes(pageSize))
                 .setAdmissionEnabled(true);
         SharedScanConfig config = new SharedScanConfig()
                 .setReadAhead(4)
-                .setReadAheadMaxMemory(DataSize.ofBytes(16 * PAGE_SIZE))
+                .setReadAheadMaxMemory(DataSize.ofBytes(16 * pageSize))
                 .setMaxWait(new Duration(2, SECONDS));
         PageCacheStats cacheStats = new PageCacheStats();
         SharedScanStats stats = new SharedScanStats();
@@ -102,7 +120,7 @@ class TestSharedScansStress
                             int readsInRun = 1 + random.nextInt(6);
                             boolean sequential = random.nextBoolean();
                             for (int read = 0; read < readsInRun && position < data.length; read++) {
-                                int length = 1 + random.nextInt(Math.min(data.length - position, 3 * PAGE_SIZE));
+                                int length = 1 + random.nextInt(Math.min(data.length - position, 3 * pageSize));
                                 byte[] buffer = new byte[length];
                                 input.readFully(position, buffer, 0, length);
                                 if (!Arrays.equals(buffer, 0, length, data, position, position + length)) {
@@ -142,6 +160,10 @@ class TestSharedScansStress
                         if (random.nextInt(10) == 0) {
                             damageRandomPage(cacheDirectory, random);
                         }
+                        if (random.nextInt(200) == 0) {
+                            // a flush mid-read: readers then miss, never get wrong bytes
+                            pageCache.invalidateAll();
+                        }
                     }
                     catch (InterruptedException e) {
                         return;
@@ -179,6 +201,7 @@ class TestSharedScansStress
                 assertThat(file.inputsOpen()).as("remote inputs left open").isZero();
             }
         }
+        return cacheStats;
     }
 
     @Test
