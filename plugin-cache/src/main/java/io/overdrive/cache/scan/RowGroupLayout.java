@@ -1,5 +1,15 @@
 package io.overdrive.cache.scan;
 
+import io.airlift.slice.Slices;
+import io.trino.orc.OrcDataSourceId;
+import io.trino.orc.OrcDecompressor;
+import io.trino.orc.OrcReaderOptions;
+import io.trino.orc.metadata.Footer;
+import io.trino.orc.metadata.OrcMetadataReader;
+import io.trino.orc.metadata.PostScript;
+import io.trino.orc.metadata.StripeInformation;
+import io.trino.orc.stream.OrcChunkLoader;
+import io.trino.orc.stream.OrcInputStream;
 import org.apache.parquet.format.ColumnChunk;
 import org.apache.parquet.format.ColumnMetaData;
 import org.apache.parquet.format.FileMetaData;
@@ -15,6 +25,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static org.apache.parquet.format.Util.readFileMetaData;
 
 /**
@@ -27,6 +38,13 @@ import static org.apache.parquet.format.Util.readFileMetaData;
  * triggers (the reads jump over the columns not read). A read of chunks of row group {@code k} tells which columns
  * the reader will want in row group {@code k + 1}: {@link #nextRowGroupRanges} maps one to the other, so the cache
  * can fetch those while the reader decodes row group {@code k}.
+ * <p>
+ * ORC: the footer lists stripes, not the streams of each column (those are in each stripe's own footer, which the
+ * tail does not hold), so an ORC layout has one "column" per stripe, the whole stripe. What a read of stripe
+ * {@code k} plans follows how Trino's ORC reader reads stripe {@code k + 1}: when every stripe is at most the tiny
+ * stripe threshold ({@code hive.orc.tiny-stripe-threshold}, 8MB by default) the reader reads whole stripes (its
+ * {@code CachingOrcDataSource}), so the whole next stripe; otherwise the next stripe's footer, the reader's first
+ * read of each stripe (a storage round trip saved per stripe, a few kilobytes fetched).
  * <p>
  * The layout is built from the footer bytes the reader already read ({@link #parse}), never with a read of its own.
  * Anything unexpected (not Parquet, an encrypted footer, a footer larger than the bytes given, column chunks in
@@ -52,10 +70,23 @@ final class RowGroupLayout
         }
     }
 
+    enum Format
+    {
+        PARQUET,
+        ORC,
+    }
+
     private static final byte[] PARQUET_MAGIC = {'P', 'A', 'R', '1'};
     // footer length (4 bytes, little endian) and the magic
     private static final int PARQUET_POST_SCRIPT_SIZE = Integer.BYTES + PARQUET_MAGIC.length;
+    private static final byte[] ORC_MAGIC = {'O', 'R', 'C'};
+    private static final OrcDataSourceId ORC_ID = new OrcDataSourceId("row-group-layout");
+    /**
+     * Trino's default {@code hive.orc.tiny-stripe-threshold}.
+     */
+    static final long DEFAULT_ORC_TINY_STRIPE_THRESHOLD = 8 * 1024 * 1024;
 
+    private final Format format;
     private final long fileLength;
     private final long footerStart;
     private final int rowGroupCount;
@@ -67,9 +98,13 @@ final class RowGroupLayout
     private final int[] columnOf;
     // rowGroup * columnCount + column -> index in the sorted arrays
     private final int[] indexOf;
+    // what to prefetch for each chunk, in the same order: the chunk itself (Parquet), the stripe's footer (ORC)
+    private final long[] prefetchStarts;
+    private final long[] prefetchEnds;
 
-    private RowGroupLayout(long fileLength, long footerStart, int rowGroupCount, int columnCount, long[] starts, long[] ends, int[] rowGroupOf, int[] columnOf, int[] indexOf)
+    private RowGroupLayout(Format format, long fileLength, long footerStart, int rowGroupCount, int columnCount, long[] starts, long[] ends, int[] rowGroupOf, int[] columnOf, int[] indexOf, long[] prefetchStarts, long[] prefetchEnds)
     {
+        this.format = format;
         this.fileLength = fileLength;
         this.footerStart = footerStart;
         this.rowGroupCount = rowGroupCount;
@@ -79,21 +114,36 @@ final class RowGroupLayout
         this.rowGroupOf = rowGroupOf;
         this.columnOf = columnOf;
         this.indexOf = indexOf;
+        this.prefetchStarts = prefetchStarts;
+        this.prefetchEnds = prefetchEnds;
     }
 
     /**
      * The layout of a file of {@code fileLength} bytes whose last {@code length} bytes are
      * {@code tail[offset, offset + length)}, or empty when those bytes are not the end of a Parquet file with its whole
-     * footer. Never throws on any content of {@code tail}.
+     * footer, nor of an ORC file with its whole postscript, footer and metadata. Never throws on any content of
+     * {@code tail}.
      */
     static Optional<RowGroupLayout> parse(long fileLength, byte[] tail, int offset, int length)
+    {
+        return parse(fileLength, tail, offset, length, DEFAULT_ORC_TINY_STRIPE_THRESHOLD);
+    }
+
+    /**
+     * As {@link #parse(long, byte[], int, int)}, with the reader's ORC tiny stripe threshold.
+     */
+    static Optional<RowGroupLayout> parse(long fileLength, byte[] tail, int offset, int length, long orcTinyStripeThreshold)
     {
         Objects.checkFromIndexSize(offset, length, tail.length);
         if (length > fileLength) {
             return Optional.empty();
         }
         try {
-            return parseParquet(fileLength, tail, offset, length);
+            Optional<RowGroupLayout> parquet = parseParquet(fileLength, tail, offset, length);
+            if (parquet.isPresent()) {
+                return parquet;
+            }
+            return parseOrc(fileLength, tail, offset, length, orcTinyStripeThreshold);
         }
         catch (IOException | RuntimeException | StackOverflowError _) {
             // corrupt or unexpected metadata: the reader reports it, we only do not prefetch
@@ -159,11 +209,83 @@ final class RowGroupLayout
                 chunkEnds[index] = start + size;
             }
         }
-        return Optional.ofNullable(sorted(fileLength, footerStart, rowGroupCount, columnCount, chunkStarts, chunkEnds));
+        return Optional.ofNullable(sorted(Format.PARQUET, fileLength, footerStart, rowGroupCount, columnCount, chunkStarts, chunkEnds, chunkStarts, chunkEnds));
+    }
+
+    private static Optional<RowGroupLayout> parseOrc(long fileLength, byte[] tail, int offset, int length, long tinyStripeThreshold)
+            throws IOException
+    {
+        // ORC file: "ORC", stripes, metadata, footer, postscript, postscript length (1 byte); the postscript ends
+        // with its magic (field 8000, "ORC")
+        int end = offset + length;
+        if (fileLength < ORC_MAGIC.length + 1 || length < ORC_MAGIC.length + 1
+                || !Arrays.equals(tail, end - 1 - ORC_MAGIC.length, end - 1, ORC_MAGIC, 0, ORC_MAGIC.length)) {
+            return Optional.empty();
+        }
+        int postScriptLength = tail[end - 1] & 0xFF;
+        if (postScriptLength + 1 > length) {
+            return Optional.empty();
+        }
+        OrcMetadataReader reader = new OrcMetadataReader(new OrcReaderOptions());
+        PostScript postScript = reader.readPostScript(new ByteArrayInputStream(tail, end - 1 - postScriptLength, postScriptLength));
+        long footerLength = postScript.getFooterLength();
+        long tailSize = 1L + postScriptLength + footerLength + postScript.getMetadataLength();
+        long footerStart = fileLength - tailSize;
+        if (footerLength <= 0 || postScript.getMetadataLength() < 0 || tailSize > length || footerStart < ORC_MAGIC.length
+                || postScript.getCompressionBlockSize() <= 0 || postScript.getCompressionBlockSize() > OrcDecompressor.MAX_BUFFER_SIZE) {
+            // corrupt, or a footer larger than the tail read first (the reader reads the whole of it next)
+            return Optional.empty();
+        }
+        Optional<OrcDecompressor> decompressor = OrcDecompressor.createOrcDecompressor(ORC_ID, postScript.getCompression(), toIntExactOrThrow(postScript.getCompressionBlockSize()));
+        int footerOffset = end - 1 - postScriptLength - (int) footerLength;
+        Footer footer;
+        try (OrcInputStream input = new OrcInputStream(OrcChunkLoader.create(ORC_ID, Slices.wrappedBuffer(tail, footerOffset, (int) footerLength), decompressor, newSimpleAggregatedMemoryContext()))) {
+            footer = reader.readFooter(postScript.getHiveWriterVersion(), input);
+        }
+        List<StripeInformation> stripes = footer.getStripes();
+        if (stripes.isEmpty()) {
+            return Optional.empty();
+        }
+        int stripeCount = stripes.size();
+        long[] stripeStarts = new long[stripeCount];
+        long[] stripeEnds = new long[stripeCount];
+        long[] stripeFooterStarts = new long[stripeCount];
+        long[] stripeFooterEnds = new long[stripeCount];
+        for (int stripe = 0; stripe < stripeCount; stripe++) {
+            StripeInformation information = stripes.get(stripe);
+            long start = information.getOffset();
+            long indexLength = information.getIndexLength();
+            long dataLength = information.getDataLength();
+            long stripeFooterLength = information.getFooterLength();
+            if (start < ORC_MAGIC.length || indexLength < 0 || dataLength < 0 || stripeFooterLength <= 0
+                    || indexLength > footerStart || dataLength > footerStart || stripeFooterLength > footerStart
+                    || indexLength + dataLength + stripeFooterLength > footerStart - start) {
+                return Optional.empty();
+            }
+            stripeStarts[stripe] = start;
+            stripeEnds[stripe] = start + indexLength + dataLength + stripeFooterLength;
+            stripeFooterStarts[stripe] = start + indexLength + dataLength;
+            stripeFooterEnds[stripe] = stripeEnds[stripe];
+        }
+        boolean tinyStripes = true;
+        for (int stripe = 0; stripe < stripeCount; stripe++) {
+            tinyStripes &= stripeEnds[stripe] - stripeStarts[stripe] <= tinyStripeThreshold;
+        }
+        if (tinyStripes) {
+            // the reader reads whole stripes
+            stripeFooterStarts = stripeStarts;
+            stripeFooterEnds = stripeEnds;
+        }
+        return Optional.ofNullable(sorted(Format.ORC, fileLength, footerStart, stripeCount, 1, stripeStarts, stripeEnds, stripeFooterStarts, stripeFooterEnds));
+    }
+
+    private static int toIntExactOrThrow(long value)
+    {
+        return Math.toIntExact(value);
     }
 
     // null when chunks overlap: a layout we do not understand
-    private static RowGroupLayout sorted(long fileLength, long footerStart, int rowGroupCount, int columnCount, long[] chunkStarts, long[] chunkEnds)
+    private static RowGroupLayout sorted(Format format, long fileLength, long footerStart, int rowGroupCount, int columnCount, long[] chunkStarts, long[] chunkEnds, long[] chunkPrefetchStarts, long[] chunkPrefetchEnds)
     {
         int chunkCount = chunkStarts.length;
         Integer[] order = new Integer[chunkCount];
@@ -176,10 +298,14 @@ final class RowGroupLayout
         int[] rowGroupOf = new int[chunkCount];
         int[] columnOf = new int[chunkCount];
         int[] indexOf = new int[chunkCount];
+        long[] prefetchStarts = chunkPrefetchStarts == chunkStarts ? starts : new long[chunkCount];
+        long[] prefetchEnds = chunkPrefetchEnds == chunkEnds ? ends : new long[chunkCount];
         for (int i = 0; i < chunkCount; i++) {
             int chunk = order[i];
             starts[i] = chunkStarts[chunk];
             ends[i] = chunkEnds[chunk];
+            prefetchStarts[i] = chunkPrefetchStarts[chunk];
+            prefetchEnds[i] = chunkPrefetchEnds[chunk];
             rowGroupOf[i] = chunk / columnCount;
             columnOf[i] = chunk % columnCount;
             indexOf[chunk] = i;
@@ -187,7 +313,7 @@ final class RowGroupLayout
                 return null;
             }
         }
-        return new RowGroupLayout(fileLength, footerStart, rowGroupCount, columnCount, starts, ends, rowGroupOf, columnOf, indexOf);
+        return new RowGroupLayout(format, fileLength, footerStart, rowGroupCount, columnCount, starts, ends, rowGroupOf, columnOf, indexOf, prefetchStarts, prefetchEnds);
     }
 
     private static int littleEndianInt(byte[] bytes, int offset)
@@ -196,6 +322,11 @@ final class RowGroupLayout
                 | (bytes[offset + 1] & 0xFF) << 8
                 | (bytes[offset + 2] & 0xFF) << 16
                 | (bytes[offset + 3] & 0xFF) << 24;
+    }
+
+    Format format()
+    {
+        return format;
     }
 
     long fileLength()
@@ -222,7 +353,8 @@ final class RowGroupLayout
     }
 
     /**
-     * The bytes of the chunk of {@code column} (its position in the row group's column list) in {@code rowGroup}.
+     * The bytes of the chunk of {@code column} (its position in the row group's column list) in {@code rowGroup}; for
+     * ORC, the whole stripe {@code rowGroup} (one column).
      */
     Range columnChunk(int rowGroup, int column)
     {
@@ -233,10 +365,23 @@ final class RowGroupLayout
     }
 
     /**
+     * What a read of the chunk before this one plans: the chunk itself (Parquet, ORC with tiny stripes), the stripe's
+     * footer (ORC).
+     */
+    Range prefetchRange(int rowGroup, int column)
+    {
+        checkArgument(rowGroup >= 0 && rowGroup < rowGroupCount, "rowGroup out of range: %s", rowGroup);
+        checkArgument(column >= 0 && column < columnCount, "column out of range: %s", column);
+        int index = indexOf[rowGroup * columnCount + column];
+        return new Range(prefetchStarts[index], prefetchEnds[index] - prefetchStarts[index]);
+    }
+
+    /**
      * Stateless form of {@link RowGroupPrefetch#onRead}: the chunks in row group {@code k + 1} of the columns whose
      * chunks in row group {@code k} the read {@code [position, position + length)} touches, in file order, those
      * closer than {@code maxMergeGap} merged into one range, at most {@code maxBytes} in all. Empty when the read
-     * touches no column chunk (footer, indexes, bloom filters) or only chunks of the last row group.
+     * touches no column chunk (footer, indexes, bloom filters) or only chunks of the last row group. ORC: for a read
+     * of stripe {@code k}, stripe {@code k + 1} or its footer (see the class comment).
      */
     List<Range> nextRowGroupRanges(long position, long length, long maxMergeGap, long maxBytes)
     {
@@ -298,8 +443,8 @@ final class RowGroupLayout
             if (chunk < 0 || (returned != null && returned.get(chunk))) {
                 continue;
             }
-            long start = starts[chunk];
-            long end = ends[chunk];
+            long start = prefetchStarts[chunk];
+            long end = prefetchEnds[chunk];
             // the part the read itself covers is on its way already
             if (start < readEnd && end > position) {
                 if (start >= position && end <= readEnd) {
@@ -415,6 +560,6 @@ final class RowGroupLayout
     @Override
     public String toString()
     {
-        return "RowGroupLayout{fileLength=%s, rowGroups=%s, columns=%s}".formatted(fileLength, rowGroupCount, columnCount);
+        return "RowGroupLayout{format=%s, fileLength=%s, rowGroups=%s, columns=%s}".formatted(format, fileLength, rowGroupCount, columnCount);
     }
 }

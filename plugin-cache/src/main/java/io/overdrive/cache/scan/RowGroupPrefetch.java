@@ -10,10 +10,10 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The row-group prefetch plan of one opened Parquet file: each read of column chunks of row group {@code k} yields
- * the chunks of the same columns in row group {@code k + 1} ({@link RowGroupLayout#nextRowGroupRanges}), each chunk
- * at most once for the life of this object, so the many reads of one chunk (Trino reads chunks larger than its
- * buffer in pieces) and re-reads ask for one prefetch only.
+ * The row-group prefetch plan of one opened Parquet or ORC file: each read of column chunks of row group {@code k}
+ * yields the chunks of the same columns in row group {@code k + 1} ({@link RowGroupLayout#nextRowGroupRanges}; ORC:
+ * the next stripe, or its footer), each chunk at most once for the life of this object, so the many reads of one
+ * chunk (Trino reads chunks larger than its buffer in pieces) and re-reads ask for one prefetch only.
  * <p>
  * Why per opened file: the reader reads the footer once per opened input ({@code readTail}); the plan built from
  * those bytes lives as long as that input. Cheap per read: two binary searches over the sorted chunk starts, no
@@ -47,7 +47,15 @@ final class RowGroupPrefetch
      */
     static Optional<RowGroupPrefetch> fromTail(long fileLength, byte[] tail, int offset, int length, long maxMergeGap)
     {
-        return RowGroupLayout.parse(fileLength, tail, offset, length)
+        return fromTail(fileLength, tail, offset, length, maxMergeGap, RowGroupLayout.DEFAULT_ORC_TINY_STRIPE_THRESHOLD);
+    }
+
+    /**
+     * As {@link #fromTail(long, byte[], int, int, long)}, with the reader's ORC tiny stripe threshold.
+     */
+    static Optional<RowGroupPrefetch> fromTail(long fileLength, byte[] tail, int offset, int length, long maxMergeGap, long orcTinyStripeThreshold)
+    {
+        return RowGroupLayout.parse(fileLength, tail, offset, length, orcTinyStripeThreshold)
                 .map(layout -> new RowGroupPrefetch(layout, maxMergeGap));
     }
 

@@ -7,10 +7,17 @@ import io.airlift.units.DataSize;
 import io.overdrive.cache.scan.RowGroupLayout.Range;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.local.LocalFileSystem;
+import io.trino.orc.AbstractOrcDataSource;
+import io.trino.orc.OrcDataSourceId;
+import io.trino.orc.OrcPredicate;
+import io.trino.orc.OrcReader;
+import io.trino.orc.OrcReaderOptions;
+import io.trino.orc.OrcRecordReader;
 import io.trino.orc.OrcWriter;
 import io.trino.orc.OrcWriterOptions;
 import io.trino.orc.OrcWriterStats;
 import io.trino.orc.OutputStreamOrcDataSink;
+import io.trino.orc.metadata.CompressionKind;
 import io.trino.orc.metadata.OrcType;
 import io.trino.parquet.AbstractParquetDataSource;
 import io.trino.parquet.Column;
@@ -56,6 +63,7 @@ import java.util.Random;
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static io.trino.orc.metadata.CompressionKind.NONE;
+import static io.trino.orc.metadata.CompressionKind.ZSTD;
 import static io.trino.parquet.ParquetTypeUtils.constructField;
 import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
 import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
@@ -311,11 +319,120 @@ final class TestRowGroupPrefetch
     }
 
     @Test
+    void testOrcStripeFootersFollowTrinoReader()
+            throws IOException
+    {
+        byte[] file = writeOrc(4, ZSTD);
+        // stripes above the tiny stripe threshold: the reader reads each stripe's footer, then its streams
+        OrcReaderOptions options = new OrcReaderOptions().withTinyStripeThreshold(DataSize.ofBytes(1));
+        List<Read> reads = readOrcWithTrino(file, options, List.of(1, 3));
+        Read tail = reads.getFirst();
+        assertThat(tail.position() + tail.length()).isEqualTo(file.length);
+        assertThat(tail.length()).isEqualTo(Math.min(file.length, 16 * 1024));
+        RowGroupLayout layout = RowGroupLayout.parse(file.length, file, toIntExact(tail.position()), tail.length(), 1).orElseThrow();
+        assertThat(layout.format()).isEqualTo(RowGroupLayout.Format.ORC);
+        assertThat(layout.rowGroupCount()).isEqualTo(4);
+        assertThat(layout.columnCount()).isEqualTo(1);
+
+        RowGroupPrefetch prefetch = new RowGroupPrefetch(layout, 0);
+        List<Range> planned = new ArrayList<>();
+        int[] firstReadOfStripe = new int[] {-1, -1, -1, -1};
+        List<Read> dataReads = reads.subList(1, reads.size());
+        for (int i = 0; i < dataReads.size(); i++) {
+            Read read = dataReads.get(i);
+            int stripe = stripeOf(layout, read);
+            if (firstReadOfStripe[stripe] == -1) {
+                firstReadOfStripe[stripe] = i;
+                // the reader's first read of a stripe is its footer: planned during the stripe before
+                assertThat(new Range(read.position(), read.length())).isEqualTo(layout.prefetchRange(stripe, 0));
+                if (stripe > 0) {
+                    assertThat(planned).contains(new Range(read.position(), read.length()));
+                }
+            }
+            List<Range> ranges = prefetch.onRead(read.position(), read.length(), NO_BOUND);
+            if (firstReadOfStripe[stripe] == i && stripe < 3) {
+                assertThat(ranges).containsExactly(layout.prefetchRange(stripe + 1, 0));
+            }
+            else {
+                assertThat(ranges).isEmpty();
+            }
+            planned.addAll(ranges);
+        }
+        assertThat(firstReadOfStripe).doesNotContain(-1);
+        assertThat(planned).hasSize(3);
+    }
+
+    @Test
+    void testOrcTinyStripesFollowTrinoReader()
+            throws IOException
+    {
+        byte[] file = writeOrc(4, NONE);
+        RowGroupLayout stripes = RowGroupLayout.parse(file.length, file, 0, file.length, 1).orElseThrow();
+        long largestStripe = 0;
+        for (int stripe = 0; stripe < 4; stripe++) {
+            largestStripe = Math.max(largestStripe, stripes.columnChunk(stripe, 0).length());
+        }
+        // every stripe tiny, the file not: the reader reads whole stripes (merged up to the threshold)
+        long threshold = largestStripe + 16;
+        assertThat((long) file.length).isGreaterThan(threshold);
+        OrcReaderOptions options = new OrcReaderOptions().withTinyStripeThreshold(DataSize.ofBytes(threshold));
+        List<Read> reads = readOrcWithTrino(file, options, List.of(1, 3));
+        Read tail = reads.getFirst();
+        RowGroupLayout layout = RowGroupLayout.parse(file.length, file, toIntExact(tail.position()), tail.length(), threshold).orElseThrow();
+        for (int stripe = 0; stripe < 4; stripe++) {
+            assertThat(layout.prefetchRange(stripe, 0)).isEqualTo(layout.columnChunk(stripe, 0));
+        }
+
+        RowGroupPrefetch prefetch = new RowGroupPrefetch(layout, 0);
+        List<Read> dataReads = reads.subList(1, reads.size());
+        List<Range> planned = new ArrayList<>();
+        for (int i = 0; i < dataReads.size(); i++) {
+            Read read = dataReads.get(i);
+            // each read is whole stripes; the first stripe of every read after the first was planned
+            Range firstStripe = layout.columnChunk(stripeOf(layout, read), 0);
+            assertThat(read.position()).isEqualTo(firstStripe.start());
+            if (i > 0) {
+                assertThat(planned).contains(firstStripe);
+            }
+            planned.addAll(prefetch.onRead(read.position(), read.length(), NO_BOUND));
+        }
+        assertThat(dataReads.size()).isGreaterThan(1);
+        // nothing planned that the reader did not read later
+        for (Range range : planned) {
+            assertThat(dataReads).anyMatch(read -> read.position() <= range.start() && range.end() <= read.position() + read.length());
+        }
+    }
+
+    @Test
+    void testOrcCorruptAndTruncated()
+            throws IOException
+    {
+        byte[] file = writeOrc(3, ZSTD);
+        RowGroupLayout layout = RowGroupLayout.parse(file.length, file, 0, file.length, 1).orElseThrow();
+        int tailSize = toIntExact(file.length - layout.footerStart());
+        assertThat(RowGroupLayout.parse(file.length, file, file.length - tailSize, tailSize, 1)).isPresent();
+        assertThat(RowGroupLayout.parse(file.length, file, file.length - tailSize + 1, tailSize - 1, 1)).isEmpty();
+        // reads of the last stripe or the footer plan nothing
+        Range last = layout.columnChunk(2, 0);
+        assertThat(layout.nextRowGroupRanges(last.start(), last.length(), 0, NO_BOUND)).isEmpty();
+        assertThat(layout.nextRowGroupRanges(layout.footerStart(), tailSize, 0, NO_BOUND)).isEmpty();
+
+        long seed = new Random().nextLong();
+        Random random = new Random(seed);
+        for (int i = 0; i < 2_000; i++) {
+            byte[] corrupt = file.clone();
+            for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+                corrupt[toIntExact(layout.footerStart()) + random.nextInt(tailSize - 4)] = (byte) random.nextInt();
+            }
+            Optional<RowGroupLayout> parsed = RowGroupLayout.parse(corrupt.length, corrupt, 0, corrupt.length, 1);
+            parsed.ifPresent(value -> assertSane(value, corrupt.length, random));
+        }
+    }
+
+    @Test
     void testNotParquet()
             throws IOException
     {
-        byte[] orc = writeOrc();
-        assertThat(RowGroupLayout.parse(orc.length, orc, 0, orc.length)).isEmpty();
         byte[] text = "id,name\n1,a\n2,b\n".repeat(1000).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertThat(RowGroupLayout.parse(text.length, text, 0, text.length)).isEmpty();
 
@@ -642,7 +759,7 @@ final class TestRowGroupPrefetch
         return file;
     }
 
-    private byte[] writeOrc()
+    private byte[] writeOrc(int stripes, CompressionKind compression)
             throws IOException
     {
         LocalFileSystem fileSystem = new LocalFileSystem(directory);
@@ -652,20 +769,63 @@ final class TestRowGroupPrefetch
                 NAMES,
                 TYPES,
                 OrcType.createRootOrcType(NAMES, TYPES),
-                NONE,
-                new OrcWriterOptions().withStripeMaxRowCount(ROWS_PER_ROW_GROUP),
+                compression,
+                new OrcWriterOptions().withStripeMaxRowCount(ROWS_PER_ROW_GROUP).withStripeMinSize(DataSize.ofBytes(1)),
                 Map.of(),
                 false,
                 io.trino.orc.OrcWriteValidation.OrcWriteValidationMode.BOTH,
                 new OrcWriterStats());
         Random random = new Random(1);
-        for (int stripe = 0; stripe < 3; stripe++) {
+        for (int stripe = 0; stripe < stripes; stripe++) {
             writer.write(page(random, stripe * ROWS_PER_ROW_GROUP, ROWS_PER_ROW_GROUP));
         }
         writer.close();
         byte[] file = Files.readAllBytes(directory.resolve("data.orc"));
         assertThat(new String(file, 0, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("ORC");
+        assertThat(RowGroupLayout.parse(file.length, file, 0, file.length).orElseThrow().rowGroupCount()).isEqualTo(stripes);
         return file;
+    }
+
+    private static int stripeOf(RowGroupLayout layout, Read read)
+    {
+        for (int stripe = 0; stripe < layout.rowGroupCount(); stripe++) {
+            Range range = layout.columnChunk(stripe, 0);
+            if (range.start() <= read.position() && read.position() < range.end()) {
+                return stripe;
+            }
+        }
+        throw new AssertionError("read not in a stripe: " + read);
+    }
+
+    // every read Trino's ORC reader makes to scan the given columns, in order, the tail read first
+    private static List<Read> readOrcWithTrino(byte[] file, OrcReaderOptions options, List<Integer> columns)
+            throws IOException
+    {
+        RecordingOrcDataSource dataSource = new RecordingOrcDataSource(file, options);
+        OrcReader reader = OrcReader.createOrcReader(dataSource, options).orElseThrow();
+        List<io.trino.orc.OrcColumn> readColumns = columns.stream()
+                .map(column -> reader.getRootColumn().getNestedColumns().get(column))
+                .toList();
+        List<Type> readTypes = columns.stream().map(TYPES::get).toList();
+        long rows = 0;
+        try (OrcRecordReader recordReader = reader.createRecordReader(
+                readColumns,
+                readTypes,
+                false,
+                OrcPredicate.TRUE,
+                DateTimeZone.UTC,
+                newSimpleAggregatedMemoryContext(),
+                OrcReader.INITIAL_BATCH_SIZE,
+                RuntimeException::new)) {
+            for (SourcePage page = recordReader.nextPage(); page != null; page = recordReader.nextPage()) {
+                for (int channel = 0; channel < columns.size(); channel++) {
+                    page.getBlock(channel);
+                }
+                rows += page.getPositionCount();
+            }
+        }
+        assertThat(rows).isPositive();
+        return dataSource.reads();
     }
 
     private static Page page(Random random, long firstId, int rows)
@@ -684,6 +844,39 @@ final class TestRowGroupPrefetch
     }
 
     private record Read(long position, int length) {}
+
+    // Trino's ORC reader over the bytes of a file, remembering each read it makes
+    private static final class RecordingOrcDataSource
+            extends AbstractOrcDataSource
+    {
+        private final byte[] file;
+        private final List<Read> reads = new ArrayList<>();
+
+        RecordingOrcDataSource(byte[] file, OrcReaderOptions options)
+        {
+            super(new OrcDataSourceId("test.orc"), file.length, options);
+            this.file = file;
+        }
+
+        @Override
+        protected Slice readTailInternal(int length)
+        {
+            reads.add(new Read(file.length - length, length));
+            return Slices.wrappedBuffer(Arrays.copyOfRange(file, file.length - length, file.length));
+        }
+
+        @Override
+        protected void readInternal(long position, byte[] buffer, int bufferOffset, int bufferLength)
+        {
+            reads.add(new Read(position, bufferLength));
+            System.arraycopy(file, toIntExact(position), buffer, bufferOffset, bufferLength);
+        }
+
+        List<Read> reads()
+        {
+            return List.copyOf(reads);
+        }
+    }
 
     // Trino's Parquet reader over the bytes of a file, remembering each read it makes (as TrinoInput sees them)
     private static final class RecordingDataSource
