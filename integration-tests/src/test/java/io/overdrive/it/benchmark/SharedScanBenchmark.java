@@ -60,7 +60,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>
  * Settings (system properties, prefix {@code overdrive.benchmark.scan.}): {@code scale} (TPC-H scale factor, default
  * 1), {@code rounds} (default 2), {@code read-delay-ms} (every DataNode, per request, default 5), {@code bandwidth}
- * (all DataNodes together, per second, default 8MB: a light scan then waits on storage 8-9 tenths of its time), {@code concurrency} (default 1,2,5,10), {@code read-ahead}
+ * (all DataNodes together, per second, default 8MB: a light scan then waits on storage 8-9 tenths of its time; 1TB or
+ * more: no limit), {@code concurrency} (default 1,2,5,10), {@code read-ahead}
  * (the sweep's values, default 0,2,4,8; empty skips the sweep), {@code shared-scans} (default true; false runs only
  * {@code hive} and a cache catalog without any shared-scan property, for a plugin built before shared scans).
  */
@@ -69,6 +70,8 @@ public class SharedScanBenchmark
     static final String HIVE = "hive";
     static final String OFF = "scan_off";
     static final String ON = "scan_on";
+    // shared scans with their defaults but row-group prefetch off: what prefetch adds to one cold query
+    static final String NO_PREFETCH = "scan_noprefetch";
     static final String SCHEMA = "scan";
     static final String ROW_GROUP_SIZE = "16MB";
     // light: four narrow columns, a filter and a sum, so that a cold scan waits on storage rather than on the CPUs
@@ -98,6 +101,8 @@ public class SharedScanBenchmark
     private final String scale = System.getProperty("overdrive.benchmark.scan.scale", "1");
     private final int rounds = Integer.getInteger("overdrive.benchmark.scan.rounds", 2);
     private final long readDelayMillis = Long.getLong("overdrive.benchmark.scan.read-delay-ms", 5);
+    // a bandwidth this high is no limit (the hook still counts the bytes sent)
+    private static final DataSize UNLIMITED = DataSize.of(1, DataSize.Unit.TERABYTE);
     private final DataSize bandwidth = DataSize.valueOf(System.getProperty("overdrive.benchmark.scan.bandwidth", "8MB"));
     private final List<Integer> concurrency = integers(System.getProperty("overdrive.benchmark.scan.concurrency", "1,2,5,10"));
     private final List<Integer> readAhead = integers(System.getProperty("overdrive.benchmark.scan.read-ahead", "0,2,4,8"));
@@ -179,7 +184,8 @@ public class SharedScanBenchmark
             return builder.catalog(OFF, "overdrive_hive", cache(work, hive, OFF, Map.of())).start();
         }
         builder.catalog(OFF, "overdrive_hive", cache(work, hive, OFF, Map.of("cache.shared-scans.enabled", "false")))
-                .catalog(ON, "overdrive_hive", cache(work, hive, ON, Map.of()));
+                .catalog(ON, "overdrive_hive", cache(work, hive, ON, Map.of()))
+                .catalog(NO_PREFETCH, "overdrive_hive", cache(work, hive, NO_PREFETCH, Map.of("cache.row-group-prefetch", "false")));
         for (int pages : readAhead) {
             builder.catalog(readAheadCatalog(pages), "overdrive_hive", cache(work, hive, readAheadCatalog(pages), Map.of("cache.read-ahead", Integer.toString(pages))));
         }
@@ -256,6 +262,9 @@ public class SharedScanBenchmark
                 check(catalog, sql, cluster.query(sql.formatted(catalog)), "warm-up");
             }
         }
+        if (sharedScans) {
+            check(NO_PREFETCH, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(NO_PREFETCH)), "warm-up");
+        }
         if (sharedScans && !readAhead.isEmpty()) {
             SWEEP_QUERIES.values().forEach(sql -> expected.computeIfAbsent(sql, _ -> cluster.query(sql.formatted(HIVE))));
             for (int pages : readAhead) {
@@ -276,7 +285,11 @@ public class SharedScanBenchmark
             // the anchor: stock Trino, one query, no cache
             add(runs, HIVE, "1", run(HIVE, List.of(LIGHT_QUERY), "round %d, %s".formatted(round + 1, describe("1"))));
             for (String scenario : scenarios()) {
-                for (String catalog : order) {
+                List<String> catalogs = new ArrayList<>(order);
+                if (scenario.equals("1") && sharedScans) {
+                    catalogs.add(round % 2 == 0 ? catalogs.size() : 0, NO_PREFETCH);
+                }
+                for (String catalog : catalogs) {
                     add(runs, catalog, scenario, run(catalog, queries(scenario), "round %d, %s".formatted(round + 1, describe(scenario))));
                 }
             }
@@ -530,7 +543,30 @@ public class SharedScanBenchmark
         }
         double single = median(ratios);
         out.append("| one cold query: shared scans on no slower than off (<= 1.03x) | 1.00x | %.2fx | %s |\n\n".formatted(single, single <= 1.03 ? "yes" : "no"));
+        out.append(againstStock(runs));
         return out.toString();
+    }
+
+    // one cold query of each cache catalog against stock Trino's in the same round: what a user who turns the cache on
+    // pays for the first query of the day
+    private String againstStock(Map<String, Map<String, List<Run>>> runs)
+    {
+        List<Run> stock = runs.get(HIVE).get("1");
+        StringBuilder out = new StringBuilder("One cold query against stock Trino (`%s`, no cache) in the same round (median of the per-round ratios; %d ms per request, %s per second):\n\n"
+                .formatted(HIVE, readDelayMillis, bandwidth.toBytes() >= UNLIMITED.toBytes() ? "bandwidth unlimited" : bandwidth.succinct()))
+                .append("| catalog | wall vs stock | DataNode bytes vs stock | DataNode requests vs stock | goal: bytes <= 1.05x | goal: wall <= 1.0x |\n|---|---:|---:|---:|---|---|\n");
+        List<String> catalogs = new ArrayList<>(catalogs());
+        if (sharedScans) {
+            catalogs.add(NO_PREFETCH);
+        }
+        for (String catalog : catalogs) {
+            List<Run> cache = runs.get(catalog).get("1");
+            double wall = medianRatio(cache, stock, Run::wallMillis);
+            double bytes = medianRatio(cache, stock, run -> (double) run.bytes());
+            double requests = medianRatio(cache, stock, run -> (double) run.requests());
+            out.append("| `%s` | %.2fx | %.2fx | %.2fx | %s | %s |\n".formatted(catalog, wall, bytes, requests, bytes <= 1.05 ? "yes" : "no", wall <= 1.0 ? "yes" : "no"));
+        }
+        return out.append('\n').toString();
     }
 
     private String sweepResults(Map<String, Map<Integer, Map<String, List<Run>>>> sweep)

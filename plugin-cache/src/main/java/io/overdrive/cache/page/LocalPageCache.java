@@ -18,7 +18,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,10 +50,10 @@ final class LocalPageCache
     private final CacheQuotas quotas;
     private final PageCacheStats stats;
     private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
-    // pages written in part since the start, so that contains() does not count them: a read-ahead then fetches them
-    // whole. A hint only (forgotten all at once past its bound, and pages filled in or evicted may stay in it): reads
-    // verify every chunk anyway
-    private final Set<PageId> partialPages = ConcurrentHashMap.newKeySet();
+    // pages written in part since the start, with the chunks written, so that contains() does not count them (a
+    // read-ahead then fetches them whole) and a prefetch skips the chunks they hold. A hint only (forgotten all at once
+    // past its bound; pages evicted may stay in it): reads verify every chunk anyway
+    private final Map<PageId, BitSet> partialPages = new ConcurrentHashMap<>();
     private final ScheduledExecutorService prober;
     private final ExecutorService restorer;
     // per directory, by identity
@@ -306,11 +305,24 @@ final class LocalPageCache
             return false;
         }
         // a page found at startup and not restored yet counts: reading it restores it
-        if (partialPages.contains(pageId)) {
+        if (partialPages.containsKey(pageId)) {
             return false;
         }
         PageRestore restore = restoreRunningIn(directory.get());
         return directory.get().contains(pageId) || (restore != null && restore.waiting(pageId));
+    }
+
+    @Override
+    public boolean contains(PageId pageId, int from, int to)
+    {
+        BitSet chunks = partialPages.get(pageId);
+        if (chunks == null) {
+            return contains(pageId);
+        }
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        return directory.isPresent()
+                && directory.get().contains(pageId)
+                && chunks.nextClearBit(from / PageFrame.CHUNK_SIZE) > (to - 1) / PageFrame.CHUNK_SIZE;
     }
 
     @Override
@@ -349,8 +361,8 @@ final class LocalPageCache
         }
         // a page known to be held in part is filled in (the cache manager keeps a page it has, rather than replace it;
         // one not known so stays partial, its missing chunks added by the reads that need them)
-        PageStoreDirectory.WriteResult result = partialPages.contains(pageId) && directory.get().contains(pageId)
-                ? directory.get().fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context))
+        PageStoreDirectory.WriteResult result = partialPages.containsKey(pageId) && directory.get().contains(pageId)
+                ? directory.get().fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context)).result()
                 : directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context));
         switch (result) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
@@ -420,13 +432,19 @@ final class LocalPageCache
         bytes.duplicate().get(page, pageOffset, length);
         BitSet fetched = new BitSet();
         fetched.set(firstChunk, endChunk);
-        switch (directory.get().fillFrame(pageId, pageLength, page, fetched, cacheContext, CachedFile.of(path, context))) {
+        PageStoreDirectory.Fill fill = directory.get().fillFrame(pageId, pageLength, page, fetched, cacheContext, CachedFile.of(path, context));
+        switch (fill.result()) {
             case WRITTEN -> {
                 fileIndex.add(path, pageId.getFileId());
                 if (partialPages.size() >= PARTIAL_PAGES_REMEMBERED) {
                     partialPages.clear();
                 }
-                partialPages.add(pageId);
+                if (fill.present().cardinality() == PageFrame.chunks(pageLength)) {
+                    partialPages.remove(pageId);
+                }
+                else {
+                    partialPages.put(pageId, fill.present());
+                }
                 stats.recordPartialPageWrite();
             }
             case REFUSED -> stats.recordPutRefused();

@@ -46,6 +46,15 @@ public interface PageCache
     boolean contains(PageId pageId);
 
     /**
+     * Whether the page's bytes from {@code from} to {@code to} are cached, without reading them (a cheap check, as
+     * {@link #contains(PageId)}, and for a page this cache holds part of, of the chunks it knows it holds).
+     */
+    default boolean contains(PageId pageId, int from, int to)
+    {
+        return contains(pageId);
+    }
+
+    /**
      * Counts one access to the page for admission. Callers count a page once per opened file, however many reads of
      * it that opening makes: a reader asks for a page once per column chunk, and one scan must not look like a hot set.
      */

@@ -479,7 +479,10 @@ final class PageStoreDirectory
      * deletes the page and writes it again, so a concurrent reader may miss it meanwhile, and of two concurrent fills
      * one may lose its chunks: both cost a remote read later, never a wrong byte, since each chunk is verified.
      */
-    WriteResult fillFrame(PageId pageId, int pageLength, byte[] page, BitSet fetched, CacheContext cacheContext, CachedFile file)
+    /** What {@link #fillFrame} did, and the chunks the page it wrote holds. */
+    record Fill(WriteResult result, BitSet present) {}
+
+    Fill fillFrame(PageId pageId, int pageLength, byte[] page, BitSet fetched, CacheContext cacheContext, CachedFile file)
     {
         Optional<PageInfo> info = pageInfo(pageId);
         BitSet present = (BitSet) fetched.clone();
@@ -487,7 +490,7 @@ final class PageStoreDirectory
             int frameSize = toIntExact(info.get().getPageSize());
             if (PageFrame.pageLength(frameSize) != pageLength) {
                 // another length is another file; never merged
-                return WriteResult.REFUSED;
+                return new Fill(WriteResult.REFUSED, new BitSet());
             }
             byte[] stored = new byte[frameSize];
             store.takeFailure();
@@ -498,10 +501,10 @@ final class PageStoreDirectory
             catch (RuntimeException e) {
                 stats.recordGetError();
                 health.failed("read", e);
-                return WriteResult.FAILED;
+                return new Fill(WriteResult.FAILED, new BitSet());
             }
             if (read <= 0 && store.takeFailure()) {
-                return WriteResult.FAILED;
+                return new Fill(WriteResult.FAILED, new BitSet());
             }
             byte[] merged = new byte[pageLength];
             BitSet had = read == frameSize ? PageFrame.decodePartial(stored, frameSize, pageLength, merged) : null;
@@ -515,7 +518,7 @@ final class PageStoreDirectory
                 BitSet added = (BitSet) fetched.clone();
                 added.andNot(had);
                 if (added.isEmpty()) {
-                    return WriteResult.REFUSED;
+                    return new Fill(WriteResult.REFUSED, had);
                 }
                 // the fetched chunks over the stored bytes (the same bytes of the same file version where both hold one)
                 for (int chunk = fetched.nextSetBit(0); chunk >= 0; chunk = fetched.nextSetBit(chunk + 1)) {
@@ -527,7 +530,7 @@ final class PageStoreDirectory
                 deletePage(pageId);
             }
         }
-        return writeFrame(pageId, PageFrame.encodePartial(page, pageLength, present), cacheContext, file);
+        return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, present), cacheContext, file), present);
     }
 
     // an interrupt (a cancelled query or split) is no I/O error, and does not count toward taking the directory out of use

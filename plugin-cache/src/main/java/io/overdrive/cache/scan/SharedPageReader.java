@@ -9,6 +9,7 @@ import io.overdrive.cache.scan.InFlightPages.Claim;
 import io.overdrive.cache.scan.PageFetch.PageBytes;
 import io.overdrive.cache.scan.ReadAhead.Held;
 import io.overdrive.cache.scan.ReadAhead.Reservation;
+import io.overdrive.cache.scan.RowGroupLayout.Range;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 
@@ -55,6 +56,8 @@ final class SharedPageReader
     static final int MAX_GAP_PAGES = 1;
     // and at most this many bytes (with cache.page-size up to 64MB, 64 pages would pass the 2GB of a Java array)
     static final long MAX_BYTES_PER_FETCH = 1L << 30;
+    // a footer larger than the reader's first read of the file's end takes a second read of it (Trino's readers)
+    private static final int MAX_FOOTER_TRIES = 2;
 
     private final SharedScans scans;
     private final PageCache cache;
@@ -76,6 +79,9 @@ final class SharedPageReader
     // sequential access, guarded by this
     private long lastPageRead = -2;
     private long lastReadEnd = -1;
+    // row-group prefetch: the plan from the file's footer once the reader read it (tries: reads of the file's end)
+    private volatile RowGroupPrefetch rowGroups;
+    private int footerTries;
     private long readAheadEnd;
     private boolean readAheadRunning;
     private boolean closed;
@@ -137,6 +143,9 @@ final class SharedPageReader
             readMissing(missing, request);
         }
         readAheadAfter(first, last);
+        if (scans.rowGroupPrefetch()) {
+            prefetchAfter(position, buffer, offset, length);
+        }
     }
 
     // a read that starts where the last one ended is part of a stream, which will want the rest of its pages
@@ -172,7 +181,7 @@ final class SharedPageReader
                     claimed.add(claim);
                 }
             }
-            fetch(this::remote, claimed, request, null);
+            fetch(this::remote, claimed, request, request.wanted(), null);
             pending = new ArrayList<>();
             for (Claim claim : joined) {
                 if (!awaitFetch(claim, deadline, request)) {
@@ -238,7 +247,7 @@ final class SharedPageReader
      * does not continue a stream fetches only the chunks it needs of the run's first and last pages
      * ({@link #runSpan}); the cache keeps them as parts of those pages.
      */
-    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Reservation reservation)
+    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Wanted wanted, Reservation reservation)
             throws IOException
     {
         if (claims.isEmpty()) {
@@ -249,7 +258,7 @@ final class SharedPageReader
             // opened only when this reader fetches: readers served by others' fetches never open the remote file
             TrinoInput input = remoteInput.open();
             for (List<Claim> run : runs(claims, pageSize)) {
-                fetchRun(input, run, request, reservation);
+                fetchRun(input, run, request, wanted, reservation);
                 resolved += run.size();
             }
         }
@@ -298,16 +307,16 @@ final class SharedPageReader
      * ({@link PageFrame#CHUNK_SIZE}, counted from the page's start) where the read starts to the one where it ends, as a
      * reader without a cache would read about the same bytes. The pages between are inside the read.
      */
-    private long[] runSpan(List<Claim> run, Request request)
+    private long[] runSpan(List<Claim> run, Wanted wanted)
     {
         long firstPageStart = run.getFirst().pageId().getPageIndex() * pageSize;
         long lastPageStart = run.getLast().pageId().getPageIndex() * pageSize;
         long end = Math.min(fileLength, lastPageStart + pageSize);
-        if (request == null || request.continuesStream()) {
+        if (wanted.wholePages()) {
             return new long[] {firstPageStart, end};
         }
-        long start = firstPageStart + alignDown(Math.max(0, request.position() - firstPageStart));
-        end = Math.min(end, lastPageStart + alignUp(request.end() - lastPageStart));
+        long start = firstPageStart + alignDown(Math.max(0, wanted.start() - firstPageStart));
+        end = Math.min(end, lastPageStart + alignUp(Math.max(0, wanted.end() - lastPageStart)));
         return new long[] {start, end};
     }
 
@@ -321,10 +330,10 @@ final class SharedPageReader
         return alignDown(pageOffset + PageFrame.CHUNK_SIZE - 1);
     }
 
-    private void fetchRun(TrinoInput input, List<Claim> run, Request request, Reservation reservation)
+    private void fetchRun(TrinoInput input, List<Claim> run, Request request, Wanted wanted, Reservation reservation)
             throws IOException
     {
-        long[] span = runSpan(run, request);
+        long[] span = runSpan(run, wanted);
         long start = span[0];
         // at most MAX_BYTES_PER_FETCH; for a read-ahead, within its reservation
         int length = toIntExact(span[1] - start);
@@ -368,7 +377,7 @@ final class SharedPageReader
             catch (RuntimeException e) {
                 log.warn(e, "Caching page %s of %s failed", claim.pageId().getPageIndex(), path);
             }
-            if (reservation != null && !cache.contains(claim.pageId())) {
+            if (reservation != null && bytes.pageOffset() == 0 && bytes.length() == pageLength && !cache.contains(claim.pageId())) {
                 // refused (admission, rate limit, quota) or failed: held for this reader, which would otherwise fetch it
                 // again; a page a reader read already (joined its fetch) is not held
                 scans.readAhead().hold(claim.pageId(), bytes, reservation).ifPresent(page -> held.put(claim.pageId(), page));
@@ -467,12 +476,96 @@ final class SharedPageReader
         readAheadEnd = to;
     }
 
+    /**
+     * Row-group prefetch: a read of the file's end (Trino's Parquet and ORC readers read the footer first) gives the
+     * plan of its row groups (stripes); from then on, a read of column chunks of one row group starts the fetch of the
+     * same columns' chunks in the next one, in the background, within the read-ahead memory, only the chunks not cached
+     * yet, shared with readers through the fetches in flight.
+     */
+    private void prefetchAfter(long position, byte[] buffer, int offset, int length)
+    {
+        RowGroupPrefetch plan = rowGroups;
+        if (plan == null) {
+            synchronized (this) {
+                if (rowGroups == null && footerTries < MAX_FOOTER_TRIES && position + length == fileLength) {
+                    footerTries++;
+                    rowGroups = RowGroupPrefetch.fromTail(fileLength, buffer, offset, length, RowGroupPrefetch.DEFAULT_MAX_MERGE_GAP).orElse(null);
+                }
+            }
+            return;
+        }
+        if (!context.cacheable()) {
+            // fetched ahead on a node that may not cache them, they would be read again
+            return;
+        }
+        List<Range> ranges = plan.onRead(position, length, scans.maxPrefetchBytes());
+        if (ranges.isEmpty()) {
+            return;
+        }
+        // every byte the fetches may read: the ranges, each widened to its chunks
+        long bytes = ranges.stream().mapToLong(range -> range.length() + 2L * PageFrame.CHUNK_SIZE).sum();
+        Optional<Reservation> reservation = scans.readAhead().reserve(bytes);
+        if (reservation.isEmpty()) {
+            scans.stats().recordRowGroupPrefetchSkipped();
+            return;
+        }
+        if (!scans.readAhead().submit(() -> prefetch(ranges, reservation.get()))) {
+            reservation.get().release();
+            scans.stats().recordRowGroupPrefetchSkipped();
+        }
+    }
+
+    // on a read-ahead thread: the ranges' pages that are neither cached nor in flight, only the chunks of the ranges
+    private void prefetch(List<Range> ranges, Reservation reservation)
+    {
+        TrinoInput[] input = new TrinoInput[1];
+        // one input for all the ranges, opened by the first fetch
+        RemoteInput opener = () -> {
+            if (input[0] == null) {
+                input[0] = remoteFile.newInput();
+            }
+            return input[0];
+        };
+        try {
+            for (Range range : ranges) {
+                List<Claim> claims = new ArrayList<>();
+                for (long page = range.start() / pageSize; page <= (range.end() - 1) / pageSize; page++) {
+                    long pageStart = page * pageSize;
+                    int from = toIntExact(alignDown(Math.max(range.start(), pageStart) - pageStart));
+                    int to = toIntExact(Math.min(pageLength(page), alignUp(Math.min(range.end(), pageStart + pageLength(page)) - pageStart)));
+                    PageId pageId = pageId(page);
+                    if (cache.contains(pageId, from, to)) {
+                        continue;
+                    }
+                    Claim claim = scans.inFlight().claimOrJoin(pageId, false);
+                    if (claim.claimed()) {
+                        claims.add(claim);
+                    }
+                }
+                if (claims.isEmpty()) {
+                    continue;
+                }
+                long before = remoteBytes.get();
+                fetch(opener, claims, null, new Wanted(range.start(), range.end(), false), reservation);
+                scans.stats().recordRowGroupPrefetch(remoteBytes.get() - before);
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            // fetch() failed the claims it could not fetch: readers that need those pages fetch them
+            log.debug(e, "Prefetching the next row group of %s failed", path);
+        }
+        finally {
+            closeQuietly(input[0]);
+            reservation.release();
+        }
+    }
+
     // on a read-ahead thread, with an input of its own: the reader goes on using its own meanwhile
     private void readAhead(List<Claim> claims, Reservation reservation)
     {
         TrinoInput[] input = new TrinoInput[1];
         try {
-            fetch(() -> input[0] = remoteFile.newInput(), claims, null, reservation);
+            fetch(() -> input[0] = remoteFile.newInput(), claims, null, Wanted.WHOLE_PAGES, reservation);
         }
         catch (IOException | RuntimeException e) {
             // fetch() failed the claims it could not fetch: readers waiting for them take over
@@ -556,6 +649,15 @@ final class SharedPageReader
     }
 
     /**
+     * The bytes a fetch is for, {@code [start, end)} of the file: a fetch reads the chunks of its first and last pages
+     * that they cover, or with {@code wholePages} its pages whole.
+     */
+    private record Wanted(long start, long end, boolean wholePages)
+    {
+        static final Wanted WHOLE_PAGES = new Wanted(0, Long.MAX_VALUE, true);
+    }
+
+    /**
      * A caller's read: {@code length} bytes of the file at {@code position} into {@code buffer} at {@code offset};
      * {@code continuesStream} when it starts where the reader's last read ended.
      */
@@ -564,6 +666,11 @@ final class SharedPageReader
         long end()
         {
             return position + length;
+        }
+
+        Wanted wanted()
+        {
+            return new Wanted(position, end(), continuesStream);
         }
 
         int targetOffset(long filePosition)

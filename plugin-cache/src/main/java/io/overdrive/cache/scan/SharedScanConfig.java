@@ -22,11 +22,13 @@ public class SharedScanConfig
     public static final String ENABLED = "cache.shared-scans.enabled";
     public static final String READ_AHEAD = "cache.read-ahead";
     public static final String READ_AHEAD_MAX_MEMORY = "cache.read-ahead-max-memory";
+    public static final String ROW_GROUP_PREFETCH = "cache.row-group-prefetch";
 
     private boolean enabled = true;
     private int readAhead = 4;
     private DataSize readAheadMaxMemory = DataSize.of(256, MEGABYTE);
     private Duration maxWait = new Duration(10, SECONDS);
+    private boolean rowGroupPrefetch = true;
 
     public boolean isEnabled()
     {
@@ -38,6 +40,19 @@ public class SharedScanConfig
     public SharedScanConfig setEnabled(boolean enabled)
     {
         this.enabled = enabled;
+        return this;
+    }
+
+    public boolean isRowGroupPrefetch()
+    {
+        return rowGroupPrefetch;
+    }
+
+    @Config(ROW_GROUP_PREFETCH)
+    @ConfigDescription("Parquet and ORC readers: a read of column chunks of one row group (stripe) prefetches the same columns' chunks of the next one, in the background")
+    public SharedScanConfig setRowGroupPrefetch(boolean rowGroupPrefetch)
+    {
+        this.rowGroupPrefetch = rowGroupPrefetch;
         return this;
     }
 

@@ -16,6 +16,9 @@ public class SharedScanStats
     private final AtomicLong fetchedPages = new AtomicLong();
     private final AtomicLong fetchedBytes = new AtomicLong();
     private final AtomicLong fetchFailures = new AtomicLong();
+    private final AtomicLong rowGroupPrefetches = new AtomicLong();
+    private final AtomicLong rowGroupPrefetchBytes = new AtomicLong();
+    private final AtomicLong rowGroupPrefetchesSkipped = new AtomicLong();
     private final AtomicLong coalescedReads = new AtomicLong();
     private final AtomicLong remoteBytesSaved = new AtomicLong();
     private final AtomicLong takeOvers = new AtomicLong();
@@ -41,6 +44,17 @@ public class SharedScanStats
     void recordFetchFailure()
     {
         fetchFailures.incrementAndGet();
+    }
+
+    void recordRowGroupPrefetch(long bytes)
+    {
+        rowGroupPrefetches.incrementAndGet();
+        rowGroupPrefetchBytes.addAndGet(bytes);
+    }
+
+    void recordRowGroupPrefetchSkipped()
+    {
+        rowGroupPrefetchesSkipped.incrementAndGet();
     }
 
     void recordCoalescedRead(long pageBytes, long waitNanos)
@@ -201,5 +215,23 @@ public class SharedScanStats
     public long getPagesInFlight()
     {
         return pagesInFlight.getAsLong();
+    }
+
+    @Managed(description = "Remote reads that prefetched the chunks of the next row group (stripe) of the columns a reader reads")
+    public long getRowGroupPrefetches()
+    {
+        return rowGroupPrefetches.get();
+    }
+
+    @Managed(description = "Bytes the row-group prefetches read from remote storage")
+    public long getRowGroupPrefetchBytes()
+    {
+        return rowGroupPrefetchBytes.get();
+    }
+
+    @Managed(description = "Row-group prefetches not started: read-ahead memory or threads all in use")
+    public long getRowGroupPrefetchesSkipped()
+    {
+        return rowGroupPrefetchesSkipped.get();
     }
 }

@@ -23,6 +23,8 @@ public final class SharedScans
 {
     // a page fetched ahead that no reader read within this long was wasted
     static final Duration UNREAD_RETENTION = new Duration(1, MINUTES);
+    // what one read of column chunks may prefetch of the next row group, at most
+    static final long MAX_PREFETCH_BYTES_PER_READ = 16L << 20;
 
     private final PageCache cache;
     private final PageCacheStats cacheStats;
@@ -30,6 +32,8 @@ public final class SharedScans
     private final InFlightPages inFlight = new InFlightPages();
     private final ReadAhead readAhead;
     private final long maxWaitNanos;
+    private final boolean rowGroupPrefetch;
+    private final long maxPrefetchBytes;
 
     public SharedScans(String catalog, PageCache cache, SharedScanConfig config, SharedScanStats stats, PageCacheStats cacheStats)
     {
@@ -45,6 +49,9 @@ public final class SharedScans
         config.checkReadAheadFits(DataSize.ofBytes(cache.pageSize()));
         this.readAhead = new ReadAhead(catalog, config.getReadAhead(), config.getReadAheadMaxMemory().toBytes(), UNREAD_RETENTION, ticker, stats);
         this.maxWaitNanos = config.getMaxWait().roundTo(NANOSECONDS);
+        this.rowGroupPrefetch = config.isRowGroupPrefetch();
+        // a quarter of the read-ahead memory, so that several readers prefetch at once
+        this.maxPrefetchBytes = Math.min(MAX_PREFETCH_BYTES_PER_READ, config.getReadAheadMaxMemory().toBytes() / 4);
         stats.setGauges(readAhead::memoryInUse, inFlight::size, readAhead::cleanUp);
     }
 
@@ -58,6 +65,16 @@ public final class SharedScans
     public TrinoInputStream stream(TrinoInputFile remoteFile, String fileId, long length, CacheReadContext context)
     {
         return new SharedScanInputStream(new SharedPageReader(this, remoteFile, fileId, length, context), remoteFile.location(), cache.pageSize());
+    }
+
+    boolean rowGroupPrefetch()
+    {
+        return rowGroupPrefetch;
+    }
+
+    long maxPrefetchBytes()
+    {
+        return maxPrefetchBytes;
     }
 
     PageCache cache()

@@ -678,7 +678,7 @@ final class TestRowGroupPrefetch
     }
 
     // every read Trino's Parquet reader makes to scan the given columns, in order, the footer read first
-    private static List<Read> readWithTrino(byte[] file, ParquetReaderOptions options, List<Integer> columns)
+    static List<Read> readWithTrino(byte[] file, ParquetReaderOptions options, List<Integer> columns)
             throws IOException
     {
         RecordingDataSource dataSource = new RecordingDataSource(file, options);
@@ -732,7 +732,7 @@ final class TestRowGroupPrefetch
     }
 
     // a file of Trino's Parquet writer with the given number of row groups of the four columns
-    private static byte[] writeParquet(int rowGroups)
+    static byte[] writeParquet(int rowGroups)
             throws IOException
     {
         ParquetSchemaConverter schema = new ParquetSchemaConverter(TYPES, NAMES, false, false);
@@ -843,7 +843,7 @@ final class TestRowGroupPrefetch
         return new Page(new Block[] {ids.build(), names.build(), prices.build(), quantities.build()});
     }
 
-    private record Read(long position, int length) {}
+    record Read(long position, int length) {}
 
     // Trino's ORC reader over the bytes of a file, remembering each read it makes
     private static final class RecordingOrcDataSource

@@ -24,7 +24,8 @@ class TestSharedScanConfig
                 .setEnabled(true)
                 .setReadAhead(4)
                 .setReadAheadMaxMemory(DataSize.of(256, MEGABYTE))
-                .setMaxWait(new Duration(10, SECONDS)));
+                .setMaxWait(new Duration(10, SECONDS))
+                .setRowGroupPrefetch(true));
     }
 
     @Test
@@ -35,12 +36,14 @@ class TestSharedScanConfig
                 .put("cache.read-ahead", "16")
                 .put("cache.read-ahead-max-memory", "1GB")
                 .put("cache.shared-scans.max-wait", "500ms")
+                .put("cache.row-group-prefetch", "false")
                 .buildOrThrow();
         SharedScanConfig expected = new SharedScanConfig()
                 .setEnabled(false)
                 .setReadAhead(16)
                 .setReadAheadMaxMemory(DataSize.of(1, DataSize.Unit.GIGABYTE))
-                .setMaxWait(new Duration(500, MILLISECONDS));
+                .setMaxWait(new Duration(500, MILLISECONDS))
+                .setRowGroupPrefetch(false);
         assertFullMapping(properties, expected);
     }
 

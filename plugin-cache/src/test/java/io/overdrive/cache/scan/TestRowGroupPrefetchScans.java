@@ -1,0 +1,127 @@
+package io.overdrive.cache.scan;
+
+import io.airlift.units.DataSize;
+import io.overdrive.cache.page.CacheReadContext;
+import io.overdrive.cache.page.PageCache;
+import io.overdrive.cache.page.PageCacheConfig;
+import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.page.PageFrame;
+import io.overdrive.cache.scan.TestRowGroupPrefetch.Read;
+import io.trino.filesystem.Location;
+import io.trino.filesystem.TrinoInput;
+import io.trino.filesystem.local.LocalFileSystem;
+import io.trino.parquet.ParquetReaderOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Row-group prefetch through shared scans, replaying the reads Trino's Parquet reader makes of a real file (footer,
+ * then one projected column's chunks row group by row group): once the footer was read, reading a column chunk of one
+ * row group fetches the same column's chunk of the next in the background, so that the reader's next read hits.
+ */
+@Timeout(120)
+class TestRowGroupPrefetchScans
+{
+    private static final int PAGE_SIZE = 4 * PageFrame.CHUNK_SIZE;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void theNextRowGroupsChunksOfTheColumnsReadAreFetchedAhead()
+            throws Exception
+    {
+        for (int round = 0; round < 20; round++) {
+            Replay replay = replay(true, round);
+            // every read of a column chunk after the first row group's was served without remote storage
+            assertThat(replay.readsThatWentRemote()).as("round %s, reads that went to storage: the footer and the first row group's chunk; %s", round, replay.diagnostics()).isEqualTo(2);
+        }
+        Replay replay = replay(true, 20);
+        assertThat(replay.scanStats().getRowGroupPrefetches()).isPositive();
+        // only the chunks of the column read were fetched ahead, each at most a chunk wider at each end
+        assertThat(replay.scanStats().getRowGroupPrefetchBytes()).isLessThanOrEqualTo(replay.columnBytes() + 2L * PageFrame.CHUNK_SIZE * replay.chunkReads());
+        assertThat(replay.scanStats().getReadAheadMemoryBytes()).as("prefetch memory given back").isZero();
+    }
+
+    @Test
+    void withoutPrefetchEveryRowGroupWaitsForStorage()
+            throws Exception
+    {
+        Replay replay = replay(false, 0);
+        // the footer's read (Trino's reader reads the last 48 KiB) may hold the last row group's chunk
+        assertThat(replay.readsThatWentRemote()).isGreaterThanOrEqualTo(replay.chunkReads());
+        assertThat(replay.scanStats().getRowGroupPrefetches()).isZero();
+    }
+
+    private Replay replay(boolean prefetch, int round)
+            throws Exception
+    {
+        byte[] file = TestRowGroupPrefetch.writeParquet(5);
+        Path data = directory.resolve("round-" + round);
+        Files.createDirectories(data);
+        Files.write(data.resolve("data.parquet"), file);
+        // the reads Trino's reader makes to read column 2 (price), in order; the first is the footer
+        // (on a file this small the reader would merge them all into one read: not with row groups megabytes apart)
+        ParquetReaderOptions options = ParquetReaderOptions.builder().withMaxMergeDistance(DataSize.ofBytes(0)).build();
+        List<Read> reads = TestRowGroupPrefetch.readWithTrino(file, options, List.of(2));
+        assertThat(reads).hasSize(6);
+        assertThat(reads.getFirst().position() + reads.getFirst().length()).isEqualTo(file.length);
+        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(data).newInputFile(Location.of("local:///data.parquet")), PAGE_SIZE);
+        PageCacheStats cacheStats = new PageCacheStats();
+        SharedScanStats stats = new SharedScanStats();
+        PageCacheConfig config = new PageCacheConfig()
+                .setEnabled(true)
+                .setBaseDirectories(data.resolve("cache").toString())
+                .setMaxSizes("64MB")
+                .setPageSize(DataSize.ofBytes(PAGE_SIZE))
+                .setAdmissionEnabled(false);
+        int remote = 0;
+        StringBuilder diagnostics = new StringBuilder();
+        long columnBytes = 0;
+        try (PageCache pageCache = PageCache.create("lake", config, cacheStats);
+                SharedScans scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0).setRowGroupPrefetch(prefetch), stats, cacheStats);
+                TrinoInput input = scans.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
+            for (Read read : reads) {
+                // a miss is a read of remote storage by the reader (the prefetch this read starts reads it too, at once)
+                long before = cacheStats.getMisses();
+                byte[] buffer = new byte[read.length()];
+                input.readFully(read.position(), buffer, 0, read.length());
+                assertThat(buffer).isEqualTo(Arrays.copyOfRange(file, (int) read.position(), (int) read.position() + read.length()));
+                if (cacheStats.getMisses() > before) {
+                    remote++;
+                    diagnostics.append("remote read %s after %s prefetches (%s skipped), %s partial writes, %s puts refused, %s partial misses, %s corrupt, %s get errors, %s misses, %s hits, %s pages written, %s deleted; ".formatted(
+                            read, stats.getRowGroupPrefetches(), stats.getRowGroupPrefetchesSkipped(), cacheStats.getPartialPageWrites(), cacheStats.getPutsRefused(), cacheStats.getPartialPageMisses(),
+                            cacheStats.getCorruptPages(), cacheStats.getGetErrors(), cacheStats.getMisses(), cacheStats.getHits(), cacheStats.getPagesWritten(), cacheStats.getPagesDeleted()));
+                }
+                if (read != reads.getFirst()) {
+                    columnBytes += read.length();
+                }
+                awaitSettled(stats);
+            }
+        }
+        return new Replay(remote, reads.size() - 1, columnBytes, stats, diagnostics.toString());
+    }
+
+    // the prefetches run in the background: wait until they are done
+    private static void awaitSettled(SharedScanStats stats)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + SECONDS.toNanos(10);
+        while ((stats.getReadAheadMemoryBytes() > 0 || stats.getPagesInFlight() > 0) && System.nanoTime() < deadline) {
+            MILLISECONDS.sleep(1);
+        }
+        assertThat(stats.getReadAheadMemoryBytes()).as("prefetches settled").isZero();
+    }
+
+    private record Replay(int readsThatWentRemote, int chunkReads, long columnBytes, SharedScanStats scanStats, String diagnostics) {}
+}
