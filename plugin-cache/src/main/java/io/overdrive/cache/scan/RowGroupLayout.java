@@ -23,8 +23,11 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static io.airlift.slice.SizeOf.instanceSize;
+import static io.airlift.slice.SizeOf.sizeOf;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static org.apache.parquet.format.Util.readFileMetaData;
 
@@ -81,6 +84,9 @@ final class RowGroupLayout
     private static final int PARQUET_POST_SCRIPT_SIZE = Integer.BYTES + PARQUET_MAGIC.length;
     private static final byte[] ORC_MAGIC = {'O', 'R', 'C'};
     private static final OrcDataSourceId ORC_ID = new OrcDataSourceId("row-group-layout");
+    private static final int INSTANCE_SIZE = instanceSize(RowGroupLayout.class);
+    // beyond, no layout: about 30 bytes a chunk, so at most about 30MB, and footers that large are rare
+    static final int MAX_CHUNKS = 1 << 20;
     /**
      * Trino's default {@code hive.orc.tiny-stripe-threshold}.
      */
@@ -185,7 +191,10 @@ final class RowGroupLayout
             }
             columnCount = columns.size();
         }
-        int chunkCount = Math.multiplyExact(rowGroupCount, columnCount);
+        if ((long) rowGroupCount * columnCount > MAX_CHUNKS) {
+            return Optional.empty();
+        }
+        int chunkCount = rowGroupCount * columnCount;
         long[] chunkStarts = new long[chunkCount];
         long[] chunkEnds = new long[chunkCount];
         for (int rowGroup = 0; rowGroup < rowGroupCount; rowGroup++) {
@@ -243,7 +252,7 @@ final class RowGroupLayout
             footer = reader.readFooter(postScript.getHiveWriterVersion(), input);
         }
         List<StripeInformation> stripes = footer.getStripes();
-        if (stripes.isEmpty()) {
+        if (stripes.isEmpty() || stripes.size() > MAX_CHUNKS) {
             return Optional.empty();
         }
         int stripeCount = stripes.size();
@@ -288,11 +297,19 @@ final class RowGroupLayout
     private static RowGroupLayout sorted(Format format, long fileLength, long footerStart, int rowGroupCount, int columnCount, long[] chunkStarts, long[] chunkEnds, long[] chunkPrefetchStarts, long[] chunkPrefetchEnds)
     {
         int chunkCount = chunkStarts.length;
-        Integer[] order = new Integer[chunkCount];
+        int[] order = new int[chunkCount];
+        boolean inFileOrder = true;
         for (int i = 0; i < chunkCount; i++) {
             order[i] = i;
+            inFileOrder &= i == 0 || chunkStarts[i - 1] <= chunkStarts[i];
         }
-        Arrays.sort(order, (left, right) -> Long.compare(chunkStarts[left], chunkStarts[right]));
+        if (!inFileOrder) {
+            // columns listed in another order than written, or row groups out of order
+            order = IntStream.range(0, chunkCount).boxed()
+                    .sorted((left, right) -> Long.compare(chunkStarts[left], chunkStarts[right]))
+                    .mapToInt(Integer::intValue)
+                    .toArray();
+        }
         long[] starts = new long[chunkCount];
         long[] ends = new long[chunkCount];
         int[] rowGroupOf = new int[chunkCount];
@@ -555,6 +572,18 @@ final class RowGroupLayout
     int chunkCount()
     {
         return starts.length;
+    }
+
+    /**
+     * Memory this layout holds, for the caller's accounting.
+     */
+    long retainedSizeInBytes()
+    {
+        long size = INSTANCE_SIZE + sizeOf(starts) + sizeOf(ends) + sizeOf(rowGroupOf) + sizeOf(columnOf) + sizeOf(indexOf);
+        if (prefetchStarts != starts) {
+            size += sizeOf(prefetchStarts) + sizeOf(prefetchEnds);
+        }
+        return size;
     }
 
     @Override

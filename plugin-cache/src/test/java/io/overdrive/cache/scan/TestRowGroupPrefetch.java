@@ -108,6 +108,8 @@ final class TestRowGroupPrefetch
             }
         }
         assertThat(layout.footerStart()).isLessThan(file.length - 8);
+        // five arrays of one entry a chunk
+        assertThat(layout.retainedSizeInBytes()).isGreaterThanOrEqualTo(layout.chunkCount() * (8L + 8 + 4 + 4 + 4));
     }
 
     @Test
