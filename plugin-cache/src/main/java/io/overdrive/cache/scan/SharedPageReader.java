@@ -487,7 +487,8 @@ final class SharedPageReader
         RowGroupPrefetch plan = rowGroups;
         if (plan == null) {
             synchronized (this) {
-                if (rowGroups == null && footerTries < MAX_FOOTER_TRIES && position + length == fileLength) {
+                // a read of the whole file (small files) leaves nothing to prefetch
+                if (rowGroups == null && footerTries < MAX_FOOTER_TRIES && position + length == fileLength && position > 0) {
                     footerTries++;
                     rowGroups = RowGroupPrefetch.fromTail(fileLength, buffer, offset, length, RowGroupPrefetch.DEFAULT_MAX_MERGE_GAP).orElse(null);
                 }
