@@ -27,8 +27,8 @@ class TestHedgedReadConfig
     void defaults()
     {
         assertRecordedDefaults(recordDefaults(HedgedReadConfig.class)
-                .setThreadPoolSize(0)
-                .setThreshold("500ms")
+                .setThreadPoolSize(32)
+                .setThreshold("50ms")
                 .setAdaptivePercentile(95)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(1, SECONDS))
@@ -36,9 +36,11 @@ class TestHedgedReadConfig
                 .setMode("AUTO"));
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
-        assertThat(config.isEnabled()).isFalse();
+        // on by default: the pool starts its threads on demand, so a catalog that never hedges pays nothing for it
+        assertThat(config.isEnabled()).isTrue();
         assertThat(config.isAdaptive()).isFalse();
-        assertThat(config.getFixedThreshold()).contains(new Duration(500, MILLISECONDS));
+        assertThat(config.getFixedThreshold()).contains(new Duration(50, MILLISECONDS));
+        assertThat(new HedgedReadConfig().setThreadPoolSize(0).isEnabled()).isFalse();
     }
 
     @Test
