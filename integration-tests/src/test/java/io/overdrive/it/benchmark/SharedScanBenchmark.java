@@ -552,8 +552,8 @@ public class SharedScanBenchmark
     private String againstStock(Map<String, Map<String, List<Run>>> runs)
     {
         List<Run> stock = runs.get(HIVE).get("1");
-        StringBuilder out = new StringBuilder("One cold query against stock Trino (`%s`, no cache) in the same round (median of the per-round ratios; %d ms per request, %s per second):\n\n"
-                .formatted(HIVE, readDelayMillis, bandwidth.toBytes() >= UNLIMITED.toBytes() ? "bandwidth unlimited" : bandwidth.succinct()))
+        StringBuilder out = new StringBuilder("One cold query against stock Trino (`%s`, no cache) in the same round (median of the per-round ratios; %d ms per request, %s):\n\n"
+                .formatted(HIVE, readDelayMillis, bandwidth.toBytes() >= UNLIMITED.toBytes() ? "bandwidth unlimited" : bandwidth.succinct() + " per second"))
                 .append("| catalog | wall vs stock | DataNode bytes vs stock | DataNode requests vs stock | goal: bytes <= 1.05x | goal: wall <= 1.0x |\n|---|---:|---:|---:|---|---|\n");
         List<String> catalogs = new ArrayList<>(catalogs());
         if (sharedScans) {
