@@ -334,36 +334,17 @@ final class LocalPageCache
     @Override
     public void write(String path, PageId pageId, ByteBuffer page, CacheReadContext context)
     {
-        if (!writeGate.isCacheable(context)) {
+        Optional<Target> target = admit(pageId, page.remaining(), context);
+        if (target.isEmpty()) {
             return;
         }
-        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
-        if (directory.isEmpty()) {
-            return;
-        }
-        int frameLength = PageFrame.frameLength(page.remaining());
-        // Alluxio's own view of "would evict": it evicts below the configured size (it reserves room for its overhead)
-        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
-            return;
-        }
-        if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {
-            stats.recordNotCachedNoTable();
-            return;
-        }
-        CacheContext cacheContext = CacheContext.defaults();
-        Optional<CacheScope> scope = quotas.scope(context);
-        if (scope.isPresent()) {
-            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
-                stats.recordPutRefused();
-                return;
-            }
-            cacheContext.setCacheScope(scope.get());
-        }
+        PageStoreDirectory directory = target.get().directory();
+        CacheContext cacheContext = target.get().cacheContext();
         // a page known to be held in part is filled in (the cache manager keeps a page it has, rather than replace it;
         // one not known so stays partial, its missing chunks added by the reads that need them)
-        PageStoreDirectory.WriteResult result = partialPages.containsKey(pageId) && directory.get().contains(pageId)
-                ? directory.get().fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context)).result()
-                : directory.get().writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context));
+        PageStoreDirectory.WriteResult result = partialPages.containsKey(pageId) && directory.contains(pageId)
+                ? directory.fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context)).result()
+                : directory.writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context));
         switch (result) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
             case WRITTEN -> {
@@ -373,6 +354,41 @@ final class LocalPageCache
             case REFUSED -> stats.recordPutRefused();
             case FAILED -> {}
         }
+    }
+
+    /** Where a page of the file goes, and the context of its write (its quota scope). */
+    private record Target(PageStoreDirectory directory, CacheContext cacheContext) {}
+
+    // whether a page of pageLength bytes may be written (the node caches the file, a directory takes it, admission,
+    // quotas, which make room for it), and where; a page the cache declines is counted where it is declined
+    private Optional<Target> admit(PageId pageId, int pageLength, CacheReadContext context)
+    {
+        if (!writeGate.isCacheable(context)) {
+            return Optional.empty();
+        }
+        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
+        if (directory.isEmpty()) {
+            return Optional.empty();
+        }
+        int frameLength = PageFrame.frameLength(pageLength);
+        // Alluxio's own view of "would evict": it evicts below the configured size (it reserves room for its overhead)
+        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
+            return Optional.empty();
+        }
+        if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {
+            stats.recordNotCachedNoTable();
+            return Optional.empty();
+        }
+        CacheContext cacheContext = CacheContext.defaults();
+        Optional<CacheScope> scope = quotas.scope(context);
+        if (scope.isPresent()) {
+            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
+                stats.recordPutRefused();
+                return Optional.empty();
+            }
+            cacheContext.setCacheScope(scope.get());
+        }
+        return Optional.of(new Target(directory.get(), cacheContext));
     }
 
     private static byte[] toArray(ByteBuffer page)
@@ -404,35 +420,18 @@ final class LocalPageCache
         int firstChunk = (pageOffset + PageFrame.CHUNK_SIZE - 1) / PageFrame.CHUNK_SIZE;
         int end = pageOffset + length;
         int endChunk = end == pageLength ? PageFrame.chunks(pageLength) : end / PageFrame.CHUNK_SIZE;
-        if (firstChunk >= endChunk || !writeGate.isCacheable(context)) {
+        if (firstChunk >= endChunk) {
             return;
         }
-        Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
-        if (directory.isEmpty()) {
+        Optional<Target> target = admit(pageId, pageLength, context);
+        if (target.isEmpty()) {
             return;
-        }
-        int frameLength = PageFrame.frameLength(pageLength);
-        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
-            return;
-        }
-        if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {
-            stats.recordNotCachedNoTable();
-            return;
-        }
-        CacheContext cacheContext = CacheContext.defaults();
-        Optional<CacheScope> scope = quotas.scope(context);
-        if (scope.isPresent()) {
-            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
-                stats.recordPutRefused();
-                return;
-            }
-            cacheContext.setCacheScope(scope.get());
         }
         byte[] page = new byte[pageLength];
         bytes.duplicate().get(page, pageOffset, length);
         BitSet fetched = new BitSet();
         fetched.set(firstChunk, endChunk);
-        PageStoreDirectory.Fill fill = directory.get().fillFrame(pageId, pageLength, page, fetched, cacheContext, CachedFile.of(path, context));
+        PageStoreDirectory.Fill fill = target.get().directory().fillFrame(pageId, pageLength, page, fetched, target.get().cacheContext(), CachedFile.of(path, context));
         switch (fill.result()) {
             case WRITTEN -> {
                 fileIndex.add(path, pageId.getFileId());

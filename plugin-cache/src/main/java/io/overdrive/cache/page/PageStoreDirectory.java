@@ -18,6 +18,7 @@ import alluxio.conf.AlluxioConfiguration;
 import alluxio.exception.PageNotFoundException;
 import alluxio.file.ByteArrayTargetBuffer;
 import alluxio.file.ByteBufferTargetBuffer;
+import com.google.common.util.concurrent.Striped;
 import io.airlift.log.Logger;
 import io.airlift.units.Duration;
 
@@ -37,6 +38,8 @@ import java.util.concurrent.locks.Lock;
 
 import static com.google.common.collect.Iterables.getOnlyElement;
 import static java.lang.Math.toIntExact;
+import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
+import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -84,6 +87,8 @@ final class PageStoreDirectory
     private final AtomicLong recoveredBytes = new AtomicLong();
     // files whose pages the restore is still registering; guarded by the metadata's write lock
     private final Set<String> restoringFiles = new HashSet<>();
+    // fills of one page take turns (PageStoreDirectory#fillFrame)
+    private final Striped<Lock> fills = Striped.lock(64);
     // set under the metadata's write lock, read without it by readers asking whether to restore a page themselves
     private volatile boolean restoreEnded;
 
@@ -472,65 +477,116 @@ final class PageStoreDirectory
         }
     }
 
-    /**
-     * Adds the chunks of a page of {@code pageLength} bytes held in {@code page} (at their place) and set in
-     * {@code fetched} to what this directory holds of it: a partial page is written, or rewritten with the chunks it had
-     * and the new ones. A stored frame that does not read back intact is replaced, its damage counted. The rewrite
-     * deletes the page and writes it again, so a concurrent reader may miss it meanwhile, and of two concurrent fills
-     * one may lose its chunks: both cost a remote read later, never a wrong byte, since each chunk is verified.
-     */
     /** What {@link #fillFrame} did, and the chunks the page it wrote holds. */
     record Fill(WriteResult result, BitSet present) {}
 
+    /**
+     * Adds the chunks of a page of {@code pageLength} bytes held in {@code page} (at their place) and set in
+     * {@code fetched} to what this directory holds of it: a new partial page is written; a stored one is read, checked
+     * chunk by chunk, merged with the new chunks and replaced on disk in one step (a new file renamed over it: a partial
+     * page has the size of a whole one, so the cache manager's record of it stays true), so that a concurrent reader
+     * reads either frame, never neither. Fills of one page take turns, so none loses another's chunks. A stored frame
+     * that does not read back intact is dropped as damaged and written anew with the fetched chunks.
+     */
     Fill fillFrame(PageId pageId, int pageLength, byte[] page, BitSet fetched, CacheContext cacheContext, CachedFile file)
     {
+        Lock lock = fills.get(pageId);
+        lock.lock();
+        try {
+            return fillFrameLocked(pageId, pageLength, page, fetched, cacheContext, file);
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    private Fill fillFrameLocked(PageId pageId, int pageLength, byte[] page, BitSet fetched, CacheContext cacheContext, CachedFile file)
+    {
         Optional<PageInfo> info = pageInfo(pageId);
-        BitSet present = (BitSet) fetched.clone();
-        if (info.isPresent()) {
-            int frameSize = toIntExact(info.get().getPageSize());
-            if (PageFrame.pageLength(frameSize) != pageLength) {
-                // another length is another file; never merged
-                return new Fill(WriteResult.REFUSED, new BitSet());
-            }
-            byte[] stored = new byte[frameSize];
-            store.takeFailure();
-            int read;
-            try {
-                read = manager.get(pageId, 0, frameSize, stored, 0, CacheContext.defaults());
-            }
-            catch (RuntimeException e) {
-                stats.recordGetError();
-                health.failed("read", e);
-                return new Fill(WriteResult.FAILED, new BitSet());
-            }
-            if (read <= 0 && store.takeFailure()) {
-                return new Fill(WriteResult.FAILED, new BitSet());
-            }
-            byte[] merged = new byte[pageLength];
-            BitSet had = read == frameSize ? PageFrame.decodePartial(stored, frameSize, pageLength, merged) : null;
-            if (had == null) {
-                if (read > 0) {
-                    dropCorrupt(pageId, frameSize);
-                }
-                // gone meanwhile (evicted, deleted): written anew with the fetched chunks only
+        if (info.isEmpty()) {
+            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched), cacheContext, file), fetched);
+        }
+        int frameSize = toIntExact(info.get().getPageSize());
+        if (PageFrame.pageLength(frameSize) != pageLength) {
+            // another length is another file; never merged
+            return new Fill(WriteResult.REFUSED, new BitSet());
+        }
+        byte[] stored = new byte[frameSize];
+        store.takeFailure();
+        int read;
+        try {
+            read = manager.get(pageId, 0, frameSize, stored, 0, CacheContext.defaults());
+        }
+        catch (RuntimeException e) {
+            stats.recordGetError();
+            health.failed("read", e);
+            return new Fill(WriteResult.FAILED, new BitSet());
+        }
+        if (read <= 0 && store.takeFailure()) {
+            return new Fill(WriteResult.FAILED, new BitSet());
+        }
+        byte[] merged = new byte[pageLength];
+        BitSet had = read == frameSize ? PageFrame.decodePartial(stored, frameSize, pageLength, merged) : null;
+        if (had == null) {
+            if (read > 0) {
+                dropCorrupt(pageId, frameSize);
             }
             else {
-                BitSet added = (BitSet) fetched.clone();
-                added.andNot(had);
-                if (added.isEmpty()) {
-                    return new Fill(WriteResult.REFUSED, had);
-                }
-                // the fetched chunks over the stored bytes (the same bytes of the same file version where both hold one)
-                for (int chunk = fetched.nextSetBit(0); chunk >= 0; chunk = fetched.nextSetBit(chunk + 1)) {
-                    int start = chunk * PageFrame.CHUNK_SIZE;
-                    System.arraycopy(page, start, merged, start, Math.min(PageFrame.CHUNK_SIZE, pageLength - start));
-                }
-                present.or(had);
-                page = merged;
+                // gone meanwhile (evicted, deleted)
                 deletePage(pageId);
             }
+            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched), cacheContext, file), fetched);
         }
-        return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, present), cacheContext, file), present);
+        BitSet added = (BitSet) fetched.clone();
+        added.andNot(had);
+        if (added.isEmpty()) {
+            return new Fill(WriteResult.REFUSED, had);
+        }
+        // the new chunks over the stored bytes
+        for (int chunk = added.nextSetBit(0); chunk >= 0; chunk = added.nextSetBit(chunk + 1)) {
+            int start = chunk * PageFrame.CHUNK_SIZE;
+            System.arraycopy(page, start, merged, start, Math.min(PageFrame.CHUNK_SIZE, pageLength - start));
+        }
+        BitSet present = (BitSet) had.clone();
+        present.or(added);
+        return new Fill(replaceFrame(pageId, PageFrame.encodePartial(merged, pageLength, present)), present);
+    }
+
+    // the stored frame of the page replaced by one of the same size: written beside it, then renamed over it while the
+    // cache manager's metadata is locked, so that a page deleted or evicted meanwhile is not brought back
+    private WriteResult replaceFrame(PageId pageId, byte[] frame)
+    {
+        Optional<Path> file = storeDir.pagePath(pageId);
+        if (file.isEmpty()) {
+            return WriteResult.REFUSED;
+        }
+        Path temporary = file.get().resolveSibling(file.get().getFileName() + ".fill");
+        try {
+            Files.write(temporary, frame);
+            Lock writeLock = metaStore.getLock().writeLock();
+            writeLock.lock();
+            try {
+                if (!metaStore.hasPage(pageId)) {
+                    Files.deleteIfExists(temporary);
+                    return WriteResult.REFUSED;
+                }
+                Files.move(temporary, file.get(), ATOMIC_MOVE, REPLACE_EXISTING);
+            }
+            finally {
+                writeLock.unlock();
+            }
+            return WriteResult.WRITTEN;
+        }
+        catch (IOException | RuntimeException e) {
+            try {
+                Files.deleteIfExists(temporary);
+            }
+            catch (IOException | RuntimeException ignored) {
+                // the write failure is what is reported
+            }
+            recordWriteFailure(e);
+            return WriteResult.FAILED;
+        }
     }
 
     // an interrupt (a cancelled query or split) is no I/O error, and does not count toward taking the directory out of use

@@ -8,13 +8,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.overdrive.cache.page.PageFrame.CHUNK_SIZE;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,6 +84,70 @@ class TestPartialPageModel
             assertThat(whole).isEqualTo(page);
             assertThat(stats.getPartialPageWrites()).isEqualTo(2);
             assertThat(stats.getCorruptPages()).isZero();
+        }
+    }
+
+    @Test
+    void concurrentFillsOfOnePageLoseNothing()
+            throws Exception
+    {
+        int pages = 32;
+        int threads = 12;
+        int writers = 8;
+        PageCacheStats stats = new PageCacheStats();
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config(10_000L * PAGE_SIZE, directory.resolve("concurrent")), stats)) {
+            ExecutorService executor = Executors.newFixedThreadPool(threads);
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            AtomicInteger wrongReads = new AtomicInteger();
+            for (int thread = 0; thread < threads; thread++) {
+                int writer = thread;
+                futures.add(executor.submit(() -> {
+                    Random random = new Random(writer);
+                    start.await(30, SECONDS);
+                    if (writer < writers) {
+                        // each chunk of each page written once, by one writer: the chunks of a page by 4 different
+                        // writers at about the same time, so that their fills of the page race
+                        List<Integer> slots = new ArrayList<>();
+                        for (int slot = writer; slot < pages * 4; slot += writers) {
+                            slots.add(slot);
+                        }
+                        for (int slot : slots) {
+                            PageId pageId = new PageId("file-c", slot / 4);
+                            byte[] page = content(pageId, PAGE_SIZE);
+                            int chunk = (slot + slot / 4) % 4;
+                            cache.writePart("/file-c", pageId, PAGE_SIZE, chunk * CHUNK_SIZE, ByteBuffer.wrap(page, chunk * CHUNK_SIZE, CHUNK_SIZE), CacheReadContext.UNKNOWN);
+                        }
+                        return null;
+                    }
+                    for (int operation = 0; operation < 2_000; operation++) {
+                        PageId pageId = new PageId("file-c", random.nextInt(pages));
+                        byte[] page = content(pageId, PAGE_SIZE);
+                        int chunk = random.nextInt(4);
+                        int offset = chunk * CHUNK_SIZE + random.nextInt(CHUNK_SIZE);
+                        int length = 1 + random.nextInt(PAGE_SIZE - offset);
+                        byte[] target = new byte[length];
+                        int read = cache.read(pageId, offset, length, target, 0);
+                        if (read > 0 && !Arrays.equals(target, 0, read, page, offset, offset + read)) {
+                            wrongReads.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(2, MINUTES);
+            }
+            executor.shutdown();
+            assertThat(wrongReads.get()).isZero();
+            assertThat(stats.getCorruptPages()).as("a reader never finds a page half replaced").isZero();
+            // every chunk was written once, and none was lost to a concurrent fill
+            for (int index = 0; index < pages; index++) {
+                PageId pageId = new PageId("file-c", index);
+                byte[] whole = new byte[PAGE_SIZE];
+                assertThat(cache.read(pageId, 0, PAGE_SIZE, whole, 0)).as("page %s", index).isEqualTo(PAGE_SIZE);
+                assertThat(whole).isEqualTo(content(pageId, PAGE_SIZE));
+            }
         }
     }
 
