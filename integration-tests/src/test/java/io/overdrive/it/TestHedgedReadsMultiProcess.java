@@ -55,8 +55,6 @@ class TestHedgedReadsMultiProcess
     private static final List<String> HEDGING_CATALOGS = List.of("native", "wrapper", "adaptive");
     private static final int POOL_SIZE = 16;
     private static final String SHARED_SCANS = "shared";
-    // no hedged-read.* property: hedging as shipped
-    private static final String SHIPPED = "shipped";
     private static final String LIGHT_SCAN = "SELECT count(*), sum(extendedprice * discount), max(shipdate) FROM %s.hedge.scan_lineitem WHERE quantity < 24";
 
     private HdfsCluster hdfs;
@@ -75,7 +73,6 @@ class TestHedgedReadsMultiProcess
                 .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
                 .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
                 .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", "0.05"))
-                .catalog(SHIPPED, "overdrive_hive", hive)
                 // the page cache on, shared scans with their defaults
                 .catalog(SHARED_SCANS, "overdrive_hive", withPageCache(hive, TestingHdfs.workDirectory().resolve("hedged-reads-cache")))
                 .catalog("tpch", "tpch", Map.of())
@@ -126,11 +123,10 @@ class TestHedgedReadsMultiProcess
     @Test
     void slowDataNodeIsHedgedAroundByBothPaths()
     {
-        // every block read from DataNode 0 stalls 300 ms (plus up to 10): a read that lands there is hedged after 50 ms,
-        // by the catalogs that set it and by the shipped defaults (hedging on, 50 ms)
+        // every block read from DataNode 0 stalls 300 ms (plus up to 10): a read that lands there is hedged after 50 ms
         hdfs.setSlowDataNode(0, Duration.ofMillis(300), Duration.ofMillis(10));
         Map<String, Counters> runs = new LinkedHashMap<>();
-        for (String catalog : List.of("native", "wrapper", SHIPPED)) {
+        for (String catalog : List.of("native", "wrapper")) {
             Counters before = counters(catalog);
             long start = System.nanoTime();
             for (int round = 0; round < 2; round++) {

@@ -147,7 +147,7 @@ class TestTableFilterReads
                 .setIncludeTables("sales.*")
                 .setExcludeTables("*.*_staging");
         Optional<SharedScanConfig> sharedScans = reader.equals("shared-scans") ? Optional.of(new SharedScanConfig().setReadAhead(0)) : Optional.empty();
-        HedgedReads noHedging = new HedgedReads(new CatalogName("lake"), new HedgedReadConfig().setThreadPoolSize(0), new FileSystemConfig(), new HedgedReadStats());
+        HedgedReads noHedging = new HedgedReads(new CatalogName("lake"), new HedgedReadConfig(), new FileSystemConfig(), new HedgedReadStats());
         PageCache pageCache = PageCache.create("lake", config, stats);
         cache = new OverdriveFileSystemCache(OpenTelemetry.noop().getTracer("test"), "lake", pageCache, TableFilter.create(config), stats, noHedging, sharedScans, new SharedScanStats());
     }

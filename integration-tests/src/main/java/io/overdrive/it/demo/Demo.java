@@ -289,7 +289,7 @@ public final class Demo
                   Trino's cache affinity at its defaults) and HDFS's own hedged reads (`hdfs-site.xml`: 128 threads, threshold %d ms,
                   the best of 10 ms to 2 s for stock Trino on this storage in `./overdrive bench hedge`): what a Trino user runs without Overdrive.
                 - `%s`: `overdrive_hive` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
-                  same cache size, `node-selection-strategy=SOFT_AFFINITY`; hedged reads are on by default).
+                  same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in

@@ -107,9 +107,9 @@ public final class HiveCatalogs
 
     /**
      * The catalog's properties with Overdrive's features switched on and nothing else set: the page cache ({@code
-     * cacheDirectory}, relative to each server's working directory, and {@code cacheSize}) and soft affinity; every other
-     * property (preferred hosts, load bound, hedged reads, which are on by default, shared scans, row-group prefetch,
-     * admission) at its shipped default.
+     * cacheDirectory}, relative to each server's working directory, and {@code cacheSize}), soft affinity, hedged reads
+     * ({@code hedged-read.threadpool-size}, the switch that turns them on); every other property (preferred hosts, load
+     * bound, hedging threshold and budget, shared scans, row-group prefetch, admission) at its shipped default.
      */
     public static Map<String, String> withShippedDefaults(Map<String, String> catalog, String cacheDirectory, String cacheSize)
     {
@@ -118,6 +118,7 @@ public final class HiveCatalogs
         properties.put("cache.base-directory", cacheDirectory);
         properties.put("cache.max-size", cacheSize);
         properties.put("node-selection-strategy", "SOFT_AFFINITY");
+        properties.put("hedged-read.threadpool-size", "32");
         return properties;
     }
 }

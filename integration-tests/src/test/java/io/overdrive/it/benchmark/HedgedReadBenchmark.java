@@ -41,10 +41,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the anchor a Trino user would really run, stock {@code hive} with HDFS's own hedged reads configured as an operator
  * would (an {@code hdfs-site.xml} in {@code hive.config.resources} with {@code dfs.client.hedged.read.threadpool.size=128}
  * and {@code dfs.client.hedged.read.threshold.millis=T}), swept over the threshold T so that the comparison is with
- * the best-tuned HDFS hedging, not with one guess. Stock {@code hive} without hedging runs too, for reference, and
- * Overdrive with hedging off ({@code hedged-read.threadpool-size=0}), which the healthy-storage goal compares with. The
- * report opens with the goal ratios of the shipped defaults (slow: total against the 2 s anchor and the best anchor;
- * healthy: total and DataNode bytes against Overdrive with hedging off). Not part
+ * the best-tuned HDFS hedging, not with one guess. Stock {@code hive} without hedging runs too, for reference. Not part
  * of the test run: {@code ./overdrive bench hedge} runs it ({@code -Doverdrive.benchmark=true}) and prints the
  * Markdown report it writes to {@code integration-tests/target/benchmarks/hedged-reads.md}.
  * <p>
@@ -60,7 +57,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>
  * Settings (system properties, prefix {@code overdrive.benchmark.hedge.}): {@code scenarios} (comma-separated, default
  * {@code healthy,slow,lake}), {@code scale} (TPC-H scale factor, default 0.1), {@code rounds} (default 3),
- * {@code healthy-rounds} (rounds of the healthy scenario, whose passes are short, default 8),
  * {@code thresholds} (HDFS hedging thresholds swept, default {@code 10ms,50ms,100ms,250ms,500ms,1s,2s}),
  * {@code read-delay-ms} (healthy and slow: every DataNode, default 5), {@code slow-fixed-ms} (default 500),
  * {@code slow-random-ms} (default 10), {@code lake-delay-ms} (default 15), {@code lake-bandwidth-mb} (MB/s, default
@@ -71,7 +67,6 @@ public class HedgedReadBenchmark
 {
     static final String OFF = "hive";
     static final String OVERDRIVE = "overdrive_defaults";
-    static final String OVERDRIVE_OFF = "overdrive_no_hedging";
     static final String AUTO_50 = "tuned_overdrive_50ms";
     static final String WRAPPER = "tuned_wrapper_50ms";
     static final String ADAPTIVE = "tuned_adaptive";
@@ -85,8 +80,6 @@ public class HedgedReadBenchmark
     private final List<String> scenarioNames = List.of(System.getProperty("overdrive.benchmark.hedge.scenarios", "healthy,slow,lake").split(","));
     private final String scale = System.getProperty("overdrive.benchmark.hedge.scale", "0.1");
     private final int rounds = Integer.getInteger("overdrive.benchmark.hedge.rounds", 3);
-    // healthy passes are short (no slow replica) and the catalogs differ there by a few percent at most: more rounds
-    private final int healthyRounds = Integer.getInteger("overdrive.benchmark.hedge.healthy-rounds", 8);
     private final List<Duration> thresholds = Stream.of(System.getProperty("overdrive.benchmark.hedge.thresholds", "10ms,50ms,100ms,250ms,500ms,1s,2s").split(","))
             .map(String::trim)
             .map(Duration::valueOf)
@@ -132,7 +125,7 @@ public class HedgedReadBenchmark
             for (String name : scenarioNames) {
                 configure(hdfs, name);
                 try (TrinoProcessCluster cluster = start(work, catalogs, "trino-" + name)) {
-                    scenarios.put(name, new Scenario(cluster, hdfs, List.copyOf(catalogs.keySet()), name.equals("healthy") ? healthyRounds : rounds).run(name));
+                    scenarios.put(name, new Scenario(cluster, hdfs, List.copyOf(catalogs.keySet())).run(name));
                 }
                 finally {
                     hdfs.clearSlowDataNode();
@@ -206,16 +199,12 @@ public class HedgedReadBenchmark
             properties.put("hive.config.resources", resource.toString());
             catalogs.put(hdfsCatalog(threshold), new Catalog("hive", properties));
         }
-        // Overdrive as shipped: no hedged-read.* property set
+        // Overdrive as shipped: the one property that turns hedging on, every other hedged-read.* at its default
         Map<String, String> overdrive = new LinkedHashMap<>(hive);
+        overdrive.put("hedged-read.threadpool-size", Integer.toString(OVERDRIVE_HEDGE_THREADS));
         catalogs.put(OVERDRIVE, new Catalog("overdrive_hive", overdrive));
-        // the same with hedging off: what the healthy-storage goal compares with
-        Map<String, String> overdriveOff = new LinkedHashMap<>(hive);
-        overdriveOff.put("hedged-read.threadpool-size", "0");
-        catalogs.put(OVERDRIVE_OFF, new Catalog("overdrive_hive", overdriveOff));
         if (controls) {
             Map<String, String> auto = new LinkedHashMap<>(overdrive);
-            auto.put("hedged-read.threadpool-size", Integer.toString(OVERDRIVE_HEDGE_THREADS));
             auto.put("hedged-read.threshold", "50ms");
             catalogs.put(AUTO_50, new Catalog("overdrive_hive", auto));
             catalogs.put(WRAPPER, new Catalog("overdrive_hive", withHedgedReads(hive, OVERDRIVE_HEDGE_THREADS, "wrapper", "50ms", "1")));
@@ -285,16 +274,14 @@ public class HedgedReadBenchmark
         private final TrinoProcessCluster cluster;
         private final HdfsCluster hdfs;
         private final List<String> catalogs;
-        private final int rounds;
         private final Map<String, CatalogRun> runs = new LinkedHashMap<>();
         private int maxHdfsPools;
 
-        Scenario(TrinoProcessCluster cluster, HdfsCluster hdfs, List<String> catalogs, int rounds)
+        Scenario(TrinoProcessCluster cluster, HdfsCluster hdfs, List<String> catalogs)
         {
             this.cluster = cluster;
             this.hdfs = hdfs;
             this.catalogs = catalogs;
-            this.rounds = rounds;
         }
 
         Scenario run(String name)
@@ -387,17 +374,16 @@ public class HedgedReadBenchmark
 
     private static boolean isOverdrive(String catalog)
     {
-        return catalog.equals(OVERDRIVE) || catalog.equals(OVERDRIVE_OFF) || catalog.equals(AUTO_50) || catalog.equals(WRAPPER) || catalog.equals(ADAPTIVE);
+        return catalog.equals(OVERDRIVE) || catalog.equals(AUTO_50) || catalog.equals(WRAPPER) || catalog.equals(ADAPTIVE);
     }
 
     private String results(Map<String, Scenario> scenarios)
     {
         StringBuilder out = new StringBuilder();
-        out.append("Queries: TPC-H Q1, Q3, Q5, Q6, Q14 (the page cache benchmark's set), one at a time. After a warm-up pass of every catalog, %d rounds (healthy: %d); in each every catalog runs the set once, the catalog order reversed every other round. Page cache off everywhere.\n\n".formatted(rounds, healthyRounds))
-                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with no `hedged-read.*` property set (shipped defaults: pool 32, mode `AUTO`, threshold 50 ms, max-ratio 0.05; on HDFS that is HDFS's own hedging after 50 ms, positional tail reads included); `%s` = the same with `hedged-read.threadpool-size=0` (hedging off)"
-                        .formatted(OFF, HDFS_HEDGE_THREADS, OVERDRIVE, OVERDRIVE_OFF))
+        out.append("Queries: TPC-H Q1, Q3, Q5, Q6, Q14 (the page cache benchmark's set), one at a time. After a warm-up pass of every catalog, %d rounds; in each every catalog runs the set once, the catalog order reversed every other round. Page cache off everywhere.\n\n".formatted(rounds))
+                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with only `hedged-read.threadpool-size=%d` (shipped defaults: mode `AUTO`, threshold 500 ms, max-ratio 0.05; on HDFS that is HDFS's own hedging after 500 ms, positional tail reads included)"
+                        .formatted(OFF, HDFS_HEDGE_THREADS, OVERDRIVE, OVERDRIVE_HEDGE_THREADS))
                 .append(controls ? "; tuned controls, not the claim: `%s` = the same with `hedged-read.threshold=50ms` (HDFS's own hedging after 50 ms, positional tail reads included); `%s` = Overdrive's wrapper, threshold 50 ms, `max-ratio=1`; `%s` = the wrapper, `threshold=adaptive`, default budget.\n\n".formatted(AUTO_50, WRAPPER, ADAPTIVE) : ".\n\n");
-        out.append(goals(scenarios));
         for (Map.Entry<String, Scenario> entry : scenarios.entrySet()) {
             Scenario scenario = entry.getValue();
             CatalogRun off = scenario.runs.get(OFF);
@@ -429,39 +415,10 @@ public class HedgedReadBenchmark
             }
             out.append('\n');
         }
-        out.append("Total = the sum of every query's wall time over the timed passes (%d, healthy %d) (JDBC, as a client sees it); vs best anchor = the best `hdfs_hedge_<T>`'s total / this catalog's (above 1.00x: faster than HDFS's best-tuned hedging, below: slower); vs no hedging = stock `hive`'s total / this catalog's. ".formatted(rounds, healthyRounds))
-                .append("Query P50/P95/max: over the catalog's %d query runs (healthy %d; nearest rank). Block read requests and DataNode bytes: what the DataNodes served over the catalog's timed passes, counted by the HDFS server; extra: against stock `hive` without hedging (HDFS hedges with one more block read request to another DataNode, so for `hdfs_hedge_<T>` extra requests are its hedges). ".formatted(rounds * PageCacheBenchmark.QUERIES.size(), healthyRounds * PageCacheBenchmark.QUERIES.size()))
+        out.append("Total = the sum of every query's wall time over the %d timed passes (JDBC, as a client sees it); vs best anchor = the best `hdfs_hedge_<T>`'s total / this catalog's (above 1.00x: faster than HDFS's best-tuned hedging, below: slower); vs no hedging = stock `hive`'s total / this catalog's. ".formatted(rounds))
+                .append("Query P50/P95/max: over the catalog's %d query runs (nearest rank). Block read requests and DataNode bytes: what the DataNodes served over the catalog's timed passes, counted by the HDFS server; extra: against stock `hive` without hedging (HDFS hedges with one more block read request to another DataNode, so for `hdfs_hedge_<T>` extra requests are its hedges). ".formatted(rounds * PageCacheBenchmark.QUERIES.size()))
                 .append("Overdrive hedges / wins / refused: the worker's `HedgedReadStats` (`HedgedReadOps`, `HedgedReadOpsWin` include HDFS's own counters; `HedgesRefusedByBudget`).\n");
         return out.toString();
-    }
-
-    /** The goal ratios of Overdrive's shipped defaults, each with its limit. */
-    private static String goals(Map<String, Scenario> scenarios)
-    {
-        StringBuilder out = new StringBuilder("Goals of Overdrive's shipped defaults (`%s`):\n\n| storage | ratio | value | limit | met |\n|---|---|---:|---:|---|\n".formatted(OVERDRIVE));
-        Scenario slow = scenarios.get("slow");
-        if (slow != null) {
-            double overdrive = slow.runs.get(OVERDRIVE).totalMillis();
-            String twoSeconds = hdfsCatalog(Duration.valueOf("2s"));
-            if (slow.runs.containsKey(twoSeconds)) {
-                goal(out, "slow", "total / `%s` total".formatted(twoSeconds), overdrive / slow.runs.get(twoSeconds).totalMillis(), 0.70);
-            }
-            String best = slow.bestAnchor(Comparator.comparingDouble(CatalogRun::totalMillis));
-            goal(out, "slow", "total / best anchor `%s` total".formatted(best), overdrive / slow.runs.get(best).totalMillis(), 1.00);
-        }
-        Scenario healthy = scenarios.get("healthy");
-        if (healthy != null) {
-            CatalogRun overdrive = healthy.runs.get(OVERDRIVE);
-            CatalogRun off = healthy.runs.get(OVERDRIVE_OFF);
-            goal(out, "healthy", "total / `%s` total".formatted(OVERDRIVE_OFF), overdrive.totalMillis() / off.totalMillis(), 1.02);
-            goal(out, "healthy", "DataNode bytes / `%s` DataNode bytes".formatted(OVERDRIVE_OFF), (double) overdrive.bytes() / off.bytes(), 1.05);
-        }
-        return out.append('\n').toString();
-    }
-
-    private static void goal(StringBuilder out, String storage, String ratio, double value, double limit)
-    {
-        out.append("| %s | %s | %.3fx | <= %.2fx | %s |\n".formatted(storage, ratio, value, limit, value <= limit ? "yes" : "**no**"));
     }
 
     private String header(Instant started, java.time.Duration elapsed)

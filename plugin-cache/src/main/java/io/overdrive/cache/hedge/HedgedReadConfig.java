@@ -21,11 +21,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
- * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}. Unlike HDFS,
- * hedging is on by default: both pools (Overdrive's and HDFS's) start their threads on demand, so a catalog whose reads
- * never run past the threshold pays nothing for it. The default threshold, 50 ms, is about ten times a healthy
- * DataNode's answer to a block read request and the floor hedging libraries with adaptive delays keep (HDFS's own
- * 500 ms default lets a read stuck on a slow replica wait half a second before its hedge starts).
+ * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}, and are off by
+ * default as there.
  */
 public class HedgedReadConfig
 {
@@ -50,8 +47,8 @@ public class HedgedReadConfig
         }
     }
 
-    private int threadPoolSize = 32;
-    private String threshold = "50ms";
+    private int threadPoolSize;
+    private String threshold = "500ms";
     private double adaptivePercentile = 95;
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
     private Duration adaptiveMax = new Duration(1, SECONDS);
@@ -65,7 +62,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.threadpool-size")
-    @ConfigDescription("Threads for hedged reads, started on demand; 0 turns hedged reads off")
+    @ConfigDescription("Threads for hedged reads, started on demand; 0 (the default) turns hedged reads off")
     public HedgedReadConfig setThreadPoolSize(int threadPoolSize)
     {
         this.threadPoolSize = threadPoolSize;
@@ -84,7 +81,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.threshold")
-    @ConfigDescription("How long a read runs before a second identical read starts: a duration (e.g. 50ms) or 'adaptive'")
+    @ConfigDescription("How long a read runs before a second identical read starts: a duration (e.g. 500ms) or 'adaptive'")
     public HedgedReadConfig setThreshold(String threshold)
     {
         this.threshold = requireNonNull(threshold, "threshold is null").strip().toLowerCase(Locale.ROOT);
@@ -196,6 +193,7 @@ public class HedgedReadConfig
         this.mode = Mode.fromName(mode).orElse(null);
         return this;
     }
+
 
     @AssertTrue(message = "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one")
     public boolean isNativeThresholdFixed()

@@ -149,7 +149,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(properties, workerContext(false))).containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
-        assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default: only hedged reads, on by default, take the seam").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
     }
 
     @Test
@@ -388,8 +388,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(hedging, workerContext(false))).as("no page cache: the wrapper takes the seam").containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(true))).containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(false))).as("a coordinator that runs no splits reads no data").isEmpty();
-        assertThat(boundCache(hiveProperties(), workerContext(false))).as("on by default").containsInstanceOf(HedgingFileSystemCache.class);
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("a pool of 0 turns hedging off").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("off by default").isEmpty();
         Map<String, String> withPageCache = with(hedging, Map.of(
                 "cache.enabled", "true",
                 "cache.base-directory", warehouse.resolve("cache").toString(),

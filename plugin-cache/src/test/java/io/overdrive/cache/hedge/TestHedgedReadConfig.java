@@ -27,8 +27,8 @@ class TestHedgedReadConfig
     void defaults()
     {
         assertRecordedDefaults(recordDefaults(HedgedReadConfig.class)
-                .setThreadPoolSize(32)
-                .setThreshold("50ms")
+                .setThreadPoolSize(0)
+                .setThreshold("500ms")
                 .setAdaptivePercentile(95)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(1, SECONDS))
@@ -36,11 +36,9 @@ class TestHedgedReadConfig
                 .setMode("AUTO"));
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
-        // on by default: the pool starts its threads on demand, so a catalog that never hedges pays nothing for it
-        assertThat(config.isEnabled()).isTrue();
+        assertThat(config.isEnabled()).isFalse();
         assertThat(config.isAdaptive()).isFalse();
-        assertThat(config.getFixedThreshold()).contains(new Duration(50, MILLISECONDS));
-        assertThat(new HedgedReadConfig().setThreadPoolSize(0).isEnabled()).isFalse();
+        assertThat(config.getFixedThreshold()).contains(new Duration(500, MILLISECONDS));
     }
 
     @Test

@@ -102,7 +102,7 @@ class TestSharedScans
     private void startCache(Optional<SharedScanConfig> sharedScans, PageCacheConfig config)
     {
         PageCache pageCache = PageCache.create("lake", config, cacheStats);
-        HedgedReads noHedging = new HedgedReads(new CatalogName("lake"), new HedgedReadConfig().setThreadPoolSize(0), new FileSystemConfig(), new HedgedReadStats());
+        HedgedReads noHedging = new HedgedReads(new CatalogName("lake"), new HedgedReadConfig(), new FileSystemConfig(), new HedgedReadStats());
         cache = new OverdriveFileSystemCache(OpenTelemetry.noop().getTracer("test"), "lake", pageCache, cacheStats, noHedging, sharedScans, stats);
     }
 
