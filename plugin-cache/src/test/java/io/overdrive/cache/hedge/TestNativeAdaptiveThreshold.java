@@ -1,0 +1,149 @@
+package io.overdrive.cache.hedge;
+
+import com.google.common.base.Ticker;
+import io.trino.filesystem.manager.FileSystemConfig;
+import io.trino.hdfs.TrinoFileSystemCache;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestNativeAdaptiveThreshold
+{
+    @Test
+    void setsTheThresholdOfALiveHdfsClientInTrinosCache()
+            throws Exception
+    {
+        Configuration configuration = new Configuration();
+        configuration.set("dfs.client.hedged.read.threadpool.size", "4");
+        configuration.set("dfs.client.hedged.read.threshold.millis", "2000");
+        Field instance = TrinoFileSystemCache.class.getDeclaredField("INSTANCE");
+        instance.setAccessible(true);
+        // a client of a NameNode that is not there: creating it contacts nothing
+        FileSystem fileSystem = ((TrinoFileSystemCache) instance.get(null)).get(URI.create("hdfs://localhost:1/"), configuration);
+        while (fileSystem instanceof FilterFileSystem filter) {
+            fileSystem = filter.getRawFileSystem();
+        }
+        DistributedFileSystem hdfs = (DistributedFileSystem) fileSystem;
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(2000);
+
+        HdfsClientThreshold threshold = HdfsClientThreshold.of(getClass().getClassLoader()).orElseThrow();
+        assertThat(threshold.set(25)).isGreaterThanOrEqualTo(1);
+        // what DFSInputStream reads on every hedged read
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(25);
+        assertThat(threshold.set(40)).isGreaterThanOrEqualTo(1);
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(40);
+    }
+
+    @Test
+    void anHdfsClientOutOfReachIsNotAdapted()
+            throws Exception
+    {
+        try (URLClassLoader empty = new URLClassLoader(new URL[0], null)) {
+            assertThat(HdfsClientThreshold.of(empty)).isEmpty();
+        }
+    }
+
+    @Test
+    void catalogWithoutReachableClientsKeepsTheCeilingAndCountsIt()
+    {
+        HedgedReadStats stats = new HedgedReadStats();
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig(), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        try {
+            assertThat(reads.adaptsNativeThreshold()).isTrue();
+            reads.startNativeThreshold(Optional.empty());
+            assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
+            assertThat(stats.getNativeThresholdMillis()).isEqualTo(2000);
+            assertThat(stats.getThresholdMillis()).isEqualTo(2000);
+        }
+        finally {
+            reads.shutdown();
+        }
+    }
+
+    @Test
+    void theDefaultsHedgeHdfsWithHdfsOwnHedgingAtAnAdaptiveThreshold()
+    {
+        HedgedReadConfig defaults = new HedgedReadConfig();
+        FileSystemConfig hdfsOnly = new FileSystemConfig().setHadoopEnabled(true).setS3Enabled(false).setGcsEnabled(false).setAzureEnabled(false).setLocalEnabled(false);
+        assertThat(HedgedReads.usesNativeHdfs(defaults, hdfsOnly)).isTrue();
+        assertThat(HedgedReads.needsWrapper(defaults, hdfsOnly)).isFalse();
+        // HDFS's clients start at the ceiling, until the catalog's reads show what a healthy read takes
+        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(2000);
+        assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setThreshold("150ms"))).isEqualTo(150);
+        // the wrapper keeps its own adaptive threshold
+        assertThat(HedgedReads.usesNativeHdfs(new HedgedReadConfig().setMode("WRAPPER"), hdfsOnly)).isFalse();
+    }
+
+    @Test
+    void fixedThresholdIsNotAdapted()
+    {
+        HedgedReadStats stats = new HedgedReadStats();
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreshold("500ms"), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        try {
+            assertThat(reads.adaptsNativeThreshold()).isFalse();
+            assertThat(stats.getNativeThresholdMillis()).isNaN();
+        }
+        finally {
+            reads.shutdown();
+        }
+    }
+
+    @Test
+    void setsWhatTheReadsCallForAndStopsAtTheFirstFailure()
+    {
+        AtomicLong now = new AtomicLong();
+        Ticker ticker = new Ticker()
+        {
+            @Override
+            public long read()
+            {
+                return now.get();
+            }
+        };
+        HedgedReadStats stats = new HedgedReadStats();
+        NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000)),
+                2000, stats, ticker);
+        List<Long> set = new ArrayList<>();
+        threshold.start(millis -> {
+            set.add(millis);
+            return 1;
+        });
+        // too few reads yet: the clients keep the ceiling
+        threshold.update();
+        assertThat(set).containsExactly(2000L);
+        assertThat(stats.getNativeThresholdUpdates()).isZero();
+        for (int i = 0; i < 100; i++) {
+            now.addAndGet(MILLISECONDS.toNanos(1));
+            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
+        }
+        threshold.update();
+        assertThat(set).containsExactly(2000L, 21L);
+        assertThat(threshold.millis()).isEqualTo(21);
+        assertThat(stats.getNativeThresholdUpdates()).isEqualTo(1);
+
+        // the clients refuse: counted once, never thrown, no further tries
+        threshold.start(millis -> {
+            throw new IllegalAccessException("refused");
+        });
+        threshold.update();
+        threshold.update();
+        assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
+        assertThat(threshold.millis()).isEqualTo(21);
+    }
+}
