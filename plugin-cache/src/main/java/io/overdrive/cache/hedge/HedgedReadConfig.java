@@ -52,7 +52,7 @@ public class HedgedReadConfig
     private double adaptivePercentile = 95;
     private double adaptiveFactor = 3;
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
-    private Duration adaptiveMax = new Duration(2, SECONDS);
+    private Duration adaptiveMax = new Duration(10, SECONDS);
     private double maxRatio = 0.05;
     private Mode mode = Mode.AUTO;
 

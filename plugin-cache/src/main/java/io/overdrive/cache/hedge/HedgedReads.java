@@ -70,6 +70,7 @@ public final class HedgedReads
                             config.getAdaptiveMax().roundTo(NANOSECONDS),
                             NATIVE_SAMPLES,
                             NATIVE_WINDOW_NANOS),
+                    config.getMaxRatio(),
                     nativeInitialThresholdMillis(config),
                     stats,
                     ticker);

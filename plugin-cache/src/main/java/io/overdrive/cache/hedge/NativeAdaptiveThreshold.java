@@ -14,7 +14,8 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 /**
  * The adaptive threshold of HDFS's own hedged reads ({@code hedged-read.threshold=adaptive} on HDFS): the catalog's
  * reads of HDFS are recorded (size, latency) into a {@link NativeThresholdPolicy}, and {@link #update}, called every
- * second, sets what the policy calls for on the catalog's live HDFS clients. The clients start at
+ * second, sets what the policy calls for on the catalog's live HDFS clients, raised while hedges lose more than
+ * {@code hedged-read.max-ratio} of the reads. The clients start at
  * {@code hedged-read.adaptive-max}, written to their configuration; where the threshold cannot be set they keep the
  * last one set, adapting stops, and the failure is counted ({@code NativeThresholdFailures}) and logged once.
  */
@@ -30,15 +31,26 @@ final class NativeAdaptiveThreshold
     }
 
     private final NativeThresholdPolicy policy;
+    private final double maxLostRatio;
+    private final long maxMillis;
+    private final AtomicLong reads = new AtomicLong();
+    // the multiplier of the policy's threshold while hedges lose: doubled each second more than max-ratio of the
+    // reads were hedged for nothing, halved back each second none was
+    private double backoff = 1;
+    private long lastReads;
+    private long lastHedges;
+    private long lastWins;
     private final Ticker ticker;
     private final HedgedReadStats stats;
     private final AtomicLong currentMillis;
     private final AtomicBoolean failed = new AtomicBoolean();
     private volatile Setter setter;
 
-    NativeAdaptiveThreshold(NativeThresholdPolicy policy, long initialMillis, HedgedReadStats stats, Ticker ticker)
+    NativeAdaptiveThreshold(NativeThresholdPolicy policy, double maxLostRatio, long initialMillis, HedgedReadStats stats, Ticker ticker)
     {
         this.policy = requireNonNull(policy, "policy is null");
+        this.maxLostRatio = maxLostRatio;
+        this.maxMillis = initialMillis;
         this.stats = requireNonNull(stats, "stats is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
         this.currentMillis = new AtomicLong(initialMillis);
@@ -59,12 +71,13 @@ final class NativeAdaptiveThreshold
     void record(long bytes, long latencyNanos)
     {
         long now = ticker.read();
+        reads.incrementAndGet();
         synchronized (policy) {
             policy.record(bytes, latencyNanos, now);
         }
     }
 
-    /** Sets the threshold the recent reads call for on the HDFS clients; never throws. */
+    /** Sets the threshold the recent reads call for on the HDFS clients; never throws. Called by one thread. */
     void update()
     {
         Setter current = setter;
@@ -75,7 +88,27 @@ final class NativeAdaptiveThreshold
         synchronized (policy) {
             nanos = policy.thresholdNanos(ticker.read());
         }
+        // HDFS's own hedging has no budget and does not stop its losers: hedges that lose (the read they hedged finished
+        // first) read for nothing. More of them than hedged-read.max-ratio of the reads means the reads are slow for
+        // all (a sudden rise of load or concurrency on bandwidth-bound storage, faster than the model follows)
+        long readsNow = reads.get();
+        long hedgesNow = stats.getHedgedReadOps();
+        long winsNow = stats.getHedgedReadOpsWin();
+        long newReads = readsNow - lastReads;
+        long lost = (hedgesNow - lastHedges) - (winsNow - lastWins);
+        lastReads = readsNow;
+        lastHedges = hedgesNow;
+        lastWins = winsNow;
+        if (lost > maxLostRatio * newReads + 1) {
+            backoff = Math.min(backoff * 2, 1 << 10);
+        }
+        else if (lost <= 0) {
+            backoff = Math.max(1, backoff / 2);
+        }
         long millis = Math.max(1, NANOSECONDS.toMillis(nanos.orElse(MILLISECONDS.toNanos(currentMillis.get()))));
+        if (nanos.isPresent()) {
+            millis = (long) Math.min(maxMillis, Math.max(millis, millis * backoff));
+        }
         try {
             int clients = current.set(millis);
             if (clients > 0 && currentMillis.getAndSet(millis) != millis) {

@@ -32,7 +32,7 @@ class TestHedgedReadConfig
                 .setAdaptivePercentile(95)
                 .setAdaptiveFactor(3)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
-                .setAdaptiveMax(new Duration(2, SECONDS))
+                .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
                 .setMode("AUTO"));
         // on by default, with a threshold that adapts to the storage
@@ -131,7 +131,7 @@ class TestHedgedReadConfig
         assertFailsValidation(new HedgedReadConfig().setAdaptiveMin(new Duration(2, SECONDS)).setAdaptiveMax(new Duration(1, SECONDS)),
                 "adaptiveRangeValid", "hedged-read.adaptive-min must not be above hedged-read.adaptive-max", AssertTrue.class);
         assertValidates(new HedgedReadConfig().setAdaptiveMin(new Duration(1, SECONDS)).setAdaptiveMax(new Duration(1000, MILLISECONDS)));
-        ConfigurationFactory factory = new ConfigurationFactory(Map.of("hedged-read.adaptive-min", "5s"));
+        ConfigurationFactory factory = new ConfigurationFactory(Map.of("hedged-read.adaptive-min", "20s"));
         assertThatThrownBy(() -> factory.build(HedgedReadConfig.class))
                 .hasMessageContaining("hedged-read.adaptive-min must not be above hedged-read.adaptive-max");
     }

@@ -67,8 +67,8 @@ class TestNativeAdaptiveThreshold
             assertThat(reads.adaptsNativeThreshold()).isTrue();
             reads.startNativeThreshold(Optional.empty());
             assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
-            assertThat(stats.getNativeThresholdMillis()).isEqualTo(2000);
-            assertThat(stats.getThresholdMillis()).isEqualTo(2000);
+            assertThat(stats.getNativeThresholdMillis()).isEqualTo(10_000);
+            assertThat(stats.getThresholdMillis()).isEqualTo(10_000);
         }
         finally {
             reads.shutdown();
@@ -83,7 +83,7 @@ class TestNativeAdaptiveThreshold
         assertThat(HedgedReads.usesNativeHdfs(defaults, hdfsOnly)).isTrue();
         assertThat(HedgedReads.needsWrapper(defaults, hdfsOnly)).isFalse();
         // HDFS's clients start at the ceiling, until the catalog's reads show what a healthy read takes
-        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(2000);
+        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(10_000);
         assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setThreshold("150ms"))).isEqualTo(150);
         // the wrapper keeps its own adaptive threshold
         assertThat(HedgedReads.usesNativeHdfs(new HedgedReadConfig().setMode("WRAPPER"), hdfsOnly)).isFalse();
@@ -118,7 +118,7 @@ class TestNativeAdaptiveThreshold
         HedgedReadStats stats = new HedgedReadStats();
         NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
                 new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000)),
-                2000, stats, ticker);
+                0.05, 2000, stats, ticker);
         List<Long> set = new ArrayList<>();
         threshold.start(millis -> {
             set.add(millis);
@@ -136,6 +136,37 @@ class TestNativeAdaptiveThreshold
         assertThat(set).containsExactly(2000L, 21L);
         assertThat(threshold.millis()).isEqualTo(21);
         assertThat(stats.getNativeThresholdUpdates()).isEqualTo(1);
+
+        // more hedges lose than max-ratio of the reads (the reads are slow for all, faster than the model follows): the
+        // threshold doubles each second until they stop losing, then comes back
+        for (int i = 0; i < 20; i++) {
+            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
+        }
+        for (int i = 0; i < 5; i++) {
+            stats.recordHedge(false);
+        }
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(42);
+        for (int i = 0; i < 20; i++) {
+            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
+        }
+        for (int i = 0; i < 5; i++) {
+            stats.recordHedge(false);
+        }
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(84);
+        // hedges that win are what hedging is for: no back-off
+        for (int i = 0; i < 5; i++) {
+            stats.recordHedge(false);
+            stats.recordWin();
+        }
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(42);
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(21);
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(21);
+        assertThat(stats.getNativeThresholdUpdates()).isEqualTo(5);
 
         // the clients refuse: counted once, never thrown, no further tries
         threshold.start(millis -> {
