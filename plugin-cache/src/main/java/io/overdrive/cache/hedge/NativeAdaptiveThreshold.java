@@ -5,6 +5,7 @@ import io.airlift.log.Logger;
 
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.Objects.requireNonNull;
@@ -15,13 +16,15 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * The adaptive threshold of HDFS's own hedged reads ({@code hedged-read.threshold=adaptive} on HDFS): the catalog's
  * reads of HDFS are recorded (size, latency) into a {@link NativeThresholdPolicy}, and {@link #update}, called every
  * second, sets what the policy calls for on the catalog's live HDFS clients, raised while hedges lose more than
- * {@code hedged-read.max-ratio} of the reads. The clients start at
+ * {@code hedged-read.max-ratio} of the reads. A read's size is recorded times the reads in flight with it: on storage
+ * whose bandwidth is the limit, reads started together take longer together, and the threshold must stay above them. The clients start at
  * {@code hedged-read.adaptive-max}, written to their configuration; where the threshold cannot be set they keep the
  * last one set, adapting stops, and the failure is counted ({@code NativeThresholdFailures}) and logged once.
  */
 final class NativeAdaptiveThreshold
 {
     private static final Logger log = Logger.get(NativeAdaptiveThreshold.class);
+    static final int QUIET_SECONDS = 10;
 
     /** Sets the threshold on the live HDFS clients; returns how many have it. */
     interface Setter
@@ -34,9 +37,11 @@ final class NativeAdaptiveThreshold
     private final double maxLostRatio;
     private final long maxMillis;
     private final AtomicLong reads = new AtomicLong();
+    private final AtomicInteger inFlight = new AtomicInteger();
     // the multiplier of the policy's threshold while hedges lose: doubled each second more than max-ratio of the
-    // reads were hedged for nothing, halved back each second none was
+    // reads were hedged for nothing, halved back after each QUIET_SECONDS in which none was
     private double backoff = 1;
+    private int quietSeconds;
     private long lastReads;
     private long lastHedges;
     private long lastWins;
@@ -68,13 +73,34 @@ final class NativeAdaptiveThreshold
         fail(null);
     }
 
-    void record(long bytes, long latencyNanos)
+    /** A read of the catalog's HDFS starts; returns the reads in flight, this one included. */
+    int readStarted()
     {
+        return inFlight.incrementAndGet();
+    }
+
+    /**
+     * The read started by {@link #readStarted} (which returned {@code inFlightAtStart}) ended. A successful read is
+     * recorded as its bytes times the most reads that were in flight with it: reads in flight together share the
+     * storage's bandwidth where that is the limit, so a read among eight takes as long as one of eight times its size.
+     */
+    void readFinished(long bytes, long latencyNanos, int inFlightAtStart, boolean succeeded)
+    {
+        int concurrent = Math.max(inFlightAtStart, inFlight.getAndDecrement());
+        if (!succeeded) {
+            return;
+        }
         long now = ticker.read();
         reads.incrementAndGet();
         synchronized (policy) {
-            policy.record(bytes, latencyNanos, now);
+            policy.record(bytes * Math.max(1, concurrent), latencyNanos, now);
         }
+    }
+
+    /** A successful read alone. */
+    void record(long bytes, long latencyNanos)
+    {
+        readFinished(bytes, latencyNanos, readStarted(), true);
     }
 
     /** Sets the threshold the recent reads call for on the HDFS clients; never throws. Called by one thread. */
@@ -101,9 +127,11 @@ final class NativeAdaptiveThreshold
         lastWins = winsNow;
         if (lost > maxLostRatio * newReads + 1) {
             backoff = Math.min(backoff * 2, 1 << 10);
+            quietSeconds = 0;
         }
-        else if (lost <= 0) {
+        else if (lost <= 0 && backoff > 1 && ++quietSeconds >= QUIET_SECONDS) {
             backoff = Math.max(1, backoff / 2);
+            quietSeconds = 0;
         }
         long millis = Math.max(1, NANOSECONDS.toMillis(nanos.orElse(MILLISECONDS.toNanos(currentMillis.get()))));
         if (nanos.isPresent()) {

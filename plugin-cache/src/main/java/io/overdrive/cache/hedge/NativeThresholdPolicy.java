@@ -10,7 +10,8 @@ import static com.google.common.base.Preconditions.checkArgument;
  * the threshold has to stay above the time a healthy read of the largest usual size takes on this storage, or every
  * such read is read twice; and low enough that a read stuck on a slow replica is hedged soon.
  * <p>
- * From the recent reads (size and latency), a model of a healthy read is fitted with medians, which a minority of slow
+ * From the recent reads (size and latency; a caller may weigh the size, as {@link NativeAdaptiveThreshold} does by the
+ * reads in flight together), a model of a healthy read is fitted with medians, which a minority of slow
  * reads (a slow replica among three) does not move: the median latency {@code a} of the smaller half of the reads at
  * their median size, the median latency {@code b} of the largest quarter at theirs, and the line through both. The
  * threshold is {@code factor} times the modelled time of a read of the 95th percentile size, kept within a floor and a

@@ -55,11 +55,20 @@ final class PositionalReadInputFile
                 throws IOException
         {
             long start = ticker.read();
-            input.readFully(position, buffer, bufferOffset, length);
-            long nanos = ticker.read() - start;
-            stats.recordReadLatency(nanos);
-            if (threshold.isPresent()) {
-                threshold.get().record(length, nanos);
+            int inFlight = threshold.map(NativeAdaptiveThreshold::readStarted).orElse(0);
+            boolean succeeded = false;
+            try {
+                input.readFully(position, buffer, bufferOffset, length);
+                succeeded = true;
+            }
+            finally {
+                long nanos = ticker.read() - start;
+                if (succeeded) {
+                    stats.recordReadLatency(nanos);
+                }
+                if (threshold.isPresent()) {
+                    threshold.get().readFinished(length, nanos, inFlight, succeeded);
+                }
             }
         }
 

@@ -138,7 +138,7 @@ class TestNativeAdaptiveThreshold
         assertThat(stats.getNativeThresholdUpdates()).isEqualTo(1);
 
         // more hedges lose than max-ratio of the reads (the reads are slow for all, faster than the model follows): the
-        // threshold doubles each second until they stop losing, then comes back
+        // threshold doubles each second until they stop losing, and comes back after 10 quiet seconds each
         for (int i = 0; i < 20; i++) {
             threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
         }
@@ -155,18 +155,60 @@ class TestNativeAdaptiveThreshold
         }
         threshold.update();
         assertThat(threshold.millis()).isEqualTo(84);
-        // hedges that win are what hedging is for: no back-off
+        // hedges that win are what hedging is for: they never raise it
         for (int i = 0; i < 5; i++) {
             stats.recordHedge(false);
             stats.recordWin();
         }
+        for (int second = 1; second < NativeAdaptiveThreshold.QUIET_SECONDS; second++) {
+            threshold.update();
+            assertThat(threshold.millis()).isEqualTo(84);
+        }
         threshold.update();
         assertThat(threshold.millis()).isEqualTo(42);
-        threshold.update();
-        assertThat(threshold.millis()).isEqualTo(21);
-        threshold.update();
+        for (int second = 0; second < NativeAdaptiveThreshold.QUIET_SECONDS; second++) {
+            threshold.update();
+        }
         assertThat(threshold.millis()).isEqualTo(21);
         assertThat(stats.getNativeThresholdUpdates()).isEqualTo(5);
+
+        // reads in flight together share the storage's bandwidth: recorded as that many times their size, so that
+        // reads slowed by their neighbours are not taken for a slow replica
+        AtomicLong clock = new AtomicLong();
+        NativeAdaptiveThreshold shared = new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000)),
+                0.05, 10_000, new HedgedReadStats(), new Ticker()
+                {
+                    @Override
+                    public long read()
+                    {
+                        return clock.get();
+                    }
+                });
+        List<Long> sharedSet = new ArrayList<>();
+        shared.start(millis -> {
+            sharedSet.add(millis);
+            return 1;
+        });
+        // alone: 2 MB in 260 ms (8 MB/s); eight at once: 1 MB in 1 s each, the largest reads alone faster
+        for (int i = 0; i < 50; i++) {
+            shared.readFinished(2 << 20, MILLISECONDS.toNanos(260), shared.readStarted(), true);
+        }
+        for (int burst = 0; burst < 10; burst++) {
+            List<Integer> started = new ArrayList<>();
+            for (int read = 0; read < 8; read++) {
+                started.add(shared.readStarted());
+            }
+            for (int read = 0; read < 8; read++) {
+                shared.readFinished(1 << 20, MILLISECONDS.toNanos(1000), started.get(read), true);
+            }
+        }
+        shared.update();
+        assertThat(shared.millis()).as("threshold above the reads of a burst").isGreaterThan(1000);
+        // a failed read leaves the count of reads in flight right
+        int before = shared.readStarted();
+        shared.readFinished(1 << 20, 0, before, false);
+        assertThat(shared.readStarted()).isEqualTo(before);
 
         // the clients refuse: counted once, never thrown, no further tries
         threshold.start(millis -> {
