@@ -33,9 +33,11 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 public final class HedgedReads
 {
     private static final Set<String> HDFS_SCHEMES = Set.of("hdfs", "viewfs");
-    // the adaptive threshold of HDFS's own hedging follows the last 1,000 reads of the last 10 seconds
+    // the adaptive threshold of HDFS's own hedging follows the last 1,000 reads of the last 10 seconds, from 3 seconds
+    // after the catalog's first read: time for the first large reads of a scan to finish after its footers
     private static final int NATIVE_SAMPLES = 1000;
     private static final long NATIVE_WINDOW_NANOS = SECONDS.toNanos(10);
+    private static final long NATIVE_WARM_UP_NANOS = SECONDS.toNanos(3);
 
     private final HedgedReadConfig config;
     private final boolean nativeHdfs;
@@ -69,7 +71,8 @@ public final class HedgedReads
                             config.getAdaptiveMin().roundTo(NANOSECONDS),
                             config.getAdaptiveMax().roundTo(NANOSECONDS),
                             NATIVE_SAMPLES,
-                            NATIVE_WINDOW_NANOS),
+                            NATIVE_WINDOW_NANOS,
+                            NATIVE_WARM_UP_NANOS),
                     config.getMaxRatio(),
                     nativeInitialThresholdMillis(config),
                     stats,

@@ -28,13 +28,15 @@ final class NativeThresholdPolicy
     private final long minNanos;
     private final long maxNanos;
     private final long windowNanos;
+    private final long warmUpNanos;
     private final long[] bytes;
     private final long[] nanos;
     private final long[] times;
     private int next;
     private int size;
+    private long firstRecorded;
 
-    NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos)
+    NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos, long warmUpNanos)
     {
         checkArgument(factor >= 1, "factor must be at least 1");
         checkArgument(minNanos > 0 && minNanos <= maxNanos, "minNanos must be above 0 and not above maxNanos");
@@ -43,6 +45,7 @@ final class NativeThresholdPolicy
         this.minNanos = minNanos;
         this.maxNanos = maxNanos;
         this.windowNanos = windowNanos;
+        this.warmUpNanos = warmUpNanos;
         this.bytes = new long[capacity];
         this.nanos = new long[capacity];
         this.times = new long[capacity];
@@ -54,6 +57,9 @@ final class NativeThresholdPolicy
         if (readBytes <= 0 || latencyNanos < 0) {
             return;
         }
+        if (size == 0 && next == 0) {
+            firstRecorded = now;
+        }
         bytes[next] = readBytes;
         nanos[next] = latencyNanos;
         times[next] = now;
@@ -61,9 +67,16 @@ final class NativeThresholdPolicy
         size = Math.min(size + 1, bytes.length);
     }
 
-    /** The threshold the recent reads call for; empty until {@link #MIN_SAMPLES} reads of the last window are known. */
+    /**
+     * The threshold the recent reads call for; empty during the warm-up after the first read (the first reads of a
+     * catalog are its footers and metadata, small and fast: the large reads that follow would be hedged before the
+     * model sees any), and until {@link #MIN_SAMPLES} reads of the last window are known.
+     */
     OptionalLong thresholdNanos(long now)
     {
+        if (size == 0 || now - firstRecorded < warmUpNanos) {
+            return OptionalLong.empty();
+        }
         int count = 0;
         long[][] samples = new long[size][];
         for (int i = 0; i < size; i++) {

@@ -117,7 +117,7 @@ class TestNativeAdaptiveThreshold
         };
         HedgedReadStats stats = new HedgedReadStats();
         NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
-                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000)),
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000), 0),
                 0.05, 2000, stats, ticker);
         List<Long> set = new ArrayList<>();
         threshold.start(millis -> {
@@ -176,7 +176,7 @@ class TestNativeAdaptiveThreshold
         // reads slowed by their neighbours are not taken for a slow replica
         AtomicLong clock = new AtomicLong();
         NativeAdaptiveThreshold shared = new NativeAdaptiveThreshold(
-                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000)),
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
                 0.05, 10_000, new HedgedReadStats(), new Ticker()
                 {
                     @Override

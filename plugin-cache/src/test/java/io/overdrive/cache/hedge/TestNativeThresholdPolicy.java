@@ -41,7 +41,7 @@ class TestNativeThresholdPolicy
 
     private long threshold(List<Read> reads)
     {
-        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
         long now = 0;
         for (Read read : reads) {
             now += MILLISECONDS.toNanos(5);
@@ -69,7 +69,7 @@ class TestNativeThresholdPolicy
     {
         // one read in three goes to a replica that waits a further 500 ms; HDFS hedges it after the threshold, so the
         // reader sees at most the threshold plus a healthy read: feed back what the reader sees, as the catalog does
-        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
         long now = 0;
         long threshold = MAX;
         List<Long> thresholds = new ArrayList<>();
@@ -122,7 +122,7 @@ class TestNativeThresholdPolicy
     @Test
     void noThresholdUntilEnoughRecentReads()
     {
-        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
         for (int i = 0; i < NativeThresholdPolicy.MIN_SAMPLES - 1; i++) {
             policy.record(1024, MILLISECONDS.toNanos(5), i);
         }
@@ -138,7 +138,7 @@ class TestNativeThresholdPolicy
     @Test
     void followsTheStorageWithinTheWindow()
     {
-        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
         long now = 0;
         for (int i = 0; i < 1000; i++) {
             now += MILLISECONDS.toNanos(5);
@@ -156,9 +156,29 @@ class TestNativeThresholdPolicy
     }
 
     @Test
+    void noThresholdDuringTheWarmUpAfterTheFirstRead()
+    {
+        // a catalog's first reads are footers: small and fast. The column chunks that follow would all be hedged if
+        // the threshold followed the footers at once
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, WINDOW);
+        long now = SECONDS.toNanos(100);
+        for (int i = 0; i < 100; i++) {
+            now += MILLISECONDS.toNanos(1);
+            policy.record(16 * 1024, MILLISECONDS.toNanos(6), now);
+        }
+        assertThat(policy.thresholdNanos(now)).isEmpty();
+        for (int i = 0; i < 100; i++) {
+            now += MILLISECONDS.toNanos(100);
+            policy.record(4 << 20, MILLISECONDS.toNanos(520), now);
+        }
+        // 10 s after the first read: the model has seen the large reads
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isGreaterThan(MILLISECONDS.toNanos(520));
+    }
+
+    @Test
     void keptWithinFloorAndCeiling()
     {
-        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
         for (int i = 0; i < 100; i++) {
             policy.record(1024, 1000, i);
         }
