@@ -74,8 +74,8 @@ class TestHedgedReadsMultiProcess
                 .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
                 .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
                 .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", "0.05"))
-                // no hedged-read.* property: HDFS's own hedging at an adaptive threshold
-                .catalog(DEFAULTS, "overdrive_hive", hive)
+                // only the switch: HDFS's own hedging at the default threshold, adaptive
+                .catalog(DEFAULTS, "overdrive_hive", withPool(hive))
                 // the page cache on, shared scans with their defaults
                 .catalog(SHARED_SCANS, "overdrive_hive", withPageCache(hive, TestingHdfs.workDirectory().resolve("hedged-reads-cache")))
                 .catalog("tpch", "tpch", Map.of())
@@ -88,6 +88,13 @@ class TestHedgedReadsMultiProcess
                 "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
         // one file of a few 1MB pages
         cluster.execute("CREATE TABLE hive.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+    }
+
+    private static Map<String, String> withPool(Map<String, String> catalog)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("hedged-read.threadpool-size", Integer.toString(POOL_SIZE));
+        return properties;
     }
 
     private static Map<String, String> withPageCache(Map<String, String> catalog, Path directory)

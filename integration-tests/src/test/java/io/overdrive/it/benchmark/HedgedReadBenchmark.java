@@ -199,12 +199,13 @@ public class HedgedReadBenchmark
             properties.put("hive.config.resources", resource.toString());
             catalogs.put(hdfsCatalog(threshold), new Catalog("hive", properties));
         }
-        // Overdrive as shipped: no hedged-read.* property (hedging is on by default, threshold adaptive)
+        // Overdrive as shipped: the one property that turns hedging on, every other hedged-read.* at its default
+        // (threshold adaptive)
         Map<String, String> overdrive = new LinkedHashMap<>(hive);
+        overdrive.put("hedged-read.threadpool-size", Integer.toString(OVERDRIVE_HEDGE_THREADS));
         catalogs.put(OVERDRIVE, new Catalog("overdrive_hive", overdrive));
         if (controls) {
             Map<String, String> auto = new LinkedHashMap<>(overdrive);
-            auto.put("hedged-read.threadpool-size", Integer.toString(OVERDRIVE_HEDGE_THREADS));
             auto.put("hedged-read.threshold", "50ms");
             catalogs.put(AUTO_50, new Catalog("overdrive_hive", auto));
             catalogs.put(WRAPPER, new Catalog("overdrive_hive", withHedgedReads(hive, OVERDRIVE_HEDGE_THREADS, "wrapper", "50ms", "1")));
@@ -387,8 +388,8 @@ public class HedgedReadBenchmark
     {
         StringBuilder out = new StringBuilder();
         out.append("Queries: TPC-H Q1, Q3, Q5, Q6, Q14 (the page cache benchmark's set), one at a time. After a warm-up pass of every catalog, %d rounds; in each every catalog runs the set once, the catalog order reversed every other round. Page cache off everywhere.\n\n".formatted(rounds))
-                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with no `hedged-read.*` property (shipped defaults: 32 threads, mode `AUTO`, threshold `adaptive`; on HDFS that is HDFS's own hedging, positional tail reads included, its threshold set every second to 3x the time a healthy read of the largest usual size takes, as the catalog's recent reads show, within 10 ms-10 s, doubled while hedges lose)"
-                        .formatted(OFF, HDFS_HEDGE_THREADS, OVERDRIVE))
+                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with only `hedged-read.threadpool-size=%d` (shipped defaults otherwise: mode `AUTO`, threshold `adaptive`; on HDFS that is HDFS's own hedging, positional tail reads included, its threshold set every second to 3x the time a healthy read of the largest usual size takes, as the catalog's recent reads show, within 10 ms-10 s, doubled while hedges lose)"
+                        .formatted(OFF, HDFS_HEDGE_THREADS, OVERDRIVE, OVERDRIVE_HEDGE_THREADS))
                 .append(controls ? "; tuned controls, not the claim: `%s` = the same with `hedged-read.threshold=50ms` (HDFS's own hedging after 50 ms, positional tail reads included); `%s` = Overdrive's wrapper, threshold 50 ms, `max-ratio=1`; `%s` = the wrapper, `threshold=adaptive`, default budget.\n\n".formatted(AUTO_50, WRAPPER, ADAPTIVE) : ".\n\n");
         for (Map.Entry<String, Scenario> entry : scenarios.entrySet()) {
             Scenario scenario = entry.getValue();

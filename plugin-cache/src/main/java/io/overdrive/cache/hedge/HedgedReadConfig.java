@@ -21,8 +21,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
- * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}; unlike HDFS,
- * hedging is on by default, with a threshold that adapts to the storage.
+ * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}: off by default
+ * as there, but once on, the threshold adapts to the storage unless it is set.
  */
 public class HedgedReadConfig
 {
@@ -47,7 +47,7 @@ public class HedgedReadConfig
         }
     }
 
-    private int threadPoolSize = 32;
+    private int threadPoolSize;
     private String threshold = ADAPTIVE;
     private double adaptivePercentile = 95;
     private double adaptiveFactor = 3;
@@ -63,7 +63,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.threadpool-size")
-    @ConfigDescription("Threads for hedged reads, started on demand; 0 turns hedged reads off")
+    @ConfigDescription("Threads for hedged reads, started on demand; 0 (the default) turns hedged reads off")
     public HedgedReadConfig setThreadPoolSize(int threadPoolSize)
     {
         this.threadPoolSize = threadPoolSize;

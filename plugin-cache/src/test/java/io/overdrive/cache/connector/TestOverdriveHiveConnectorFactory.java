@@ -149,8 +149,8 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(properties, workerContext(false))).containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("off by default").isEmpty();
-        assertThat(boundCache(hiveProperties(), workerContext(false))).as("the page cache off by default, hedged reads on: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "32")), workerContext(false))).as("the page cache off, hedged reads on: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
     }
 
     @Test
@@ -452,7 +452,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(Files.readString(Path.of(adaptive.get("hive.config.resources").split(",")[1])))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>8</value>")
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>3000</value>");
-        Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true"));
+        Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true", "hedged-read.threadpool-size", "32"));
         assertThat(Files.readString(Path.of(defaults.get("hive.config.resources"))))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>32</value>")
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>10000</value>");

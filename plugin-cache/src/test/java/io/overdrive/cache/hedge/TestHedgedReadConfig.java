@@ -27,7 +27,7 @@ class TestHedgedReadConfig
     void defaults()
     {
         assertRecordedDefaults(recordDefaults(HedgedReadConfig.class)
-                .setThreadPoolSize(32)
+                .setThreadPoolSize(0)
                 .setThreshold("adaptive")
                 .setAdaptivePercentile(95)
                 .setAdaptiveFactor(3)
@@ -35,10 +35,10 @@ class TestHedgedReadConfig
                 .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
                 .setMode("AUTO"));
-        // on by default, with a threshold that adapts to the storage
+        // off by default; once on, the threshold adapts to the storage
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
-        assertThat(config.isEnabled()).isTrue();
+        assertThat(config.isEnabled()).isFalse();
         assertThat(config.isAdaptive()).isTrue();
         assertThat(config.getFixedThreshold()).isEmpty();
     }

@@ -62,7 +62,7 @@ class TestNativeAdaptiveThreshold
     void catalogWithoutReachableClientsKeepsTheCeilingAndCountsIt()
     {
         HedgedReadStats stats = new HedgedReadStats();
-        HedgedReads reads = new HedgedReads(new HedgedReadConfig(), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(32), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
         try {
             assertThat(reads.adaptsNativeThreshold()).isTrue();
             reads.startNativeThreshold(Optional.empty());
@@ -76,9 +76,9 @@ class TestNativeAdaptiveThreshold
     }
 
     @Test
-    void theDefaultsHedgeHdfsWithHdfsOwnHedgingAtAnAdaptiveThreshold()
+    void switchedOnHdfsIsHedgedByHdfsOwnHedgingAtAnAdaptiveThreshold()
     {
-        HedgedReadConfig defaults = new HedgedReadConfig();
+        HedgedReadConfig defaults = new HedgedReadConfig().setThreadPoolSize(32);
         FileSystemConfig hdfsOnly = new FileSystemConfig().setHadoopEnabled(true).setS3Enabled(false).setGcsEnabled(false).setAzureEnabled(false).setLocalEnabled(false);
         assertThat(HedgedReads.usesNativeHdfs(defaults, hdfsOnly)).isTrue();
         assertThat(HedgedReads.needsWrapper(defaults, hdfsOnly)).isFalse();
@@ -93,7 +93,7 @@ class TestNativeAdaptiveThreshold
     void fixedThresholdIsNotAdapted()
     {
         HedgedReadStats stats = new HedgedReadStats();
-        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreshold("500ms"), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(32).setThreshold("500ms"), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
         try {
             assertThat(reads.adaptsNativeThreshold()).isFalse();
             assertThat(stats.getNativeThresholdMillis()).isNaN();
