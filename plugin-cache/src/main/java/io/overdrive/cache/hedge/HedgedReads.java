@@ -73,7 +73,6 @@ public final class HedgedReads
                             NATIVE_SAMPLES,
                             NATIVE_WINDOW_NANOS,
                             NATIVE_WARM_UP_NANOS),
-                    config.getMaxRatio(),
                     nativeInitialThresholdMillis(config),
                     stats,
                     ticker);

@@ -15,8 +15,7 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 /**
  * The adaptive threshold of HDFS's own hedged reads ({@code hedged-read.threshold=adaptive} on HDFS): the catalog's
  * reads of HDFS are recorded (size, latency) into a {@link NativeThresholdPolicy}, and {@link #update}, called every
- * second, sets what the policy calls for on the catalog's live HDFS clients, raised while hedges lose more than
- * {@code hedged-read.max-ratio} of the reads. A read's size is recorded times the reads in flight with it: on storage
+ * second, sets what the policy calls for on the catalog's live HDFS clients. A read's size is recorded times the reads in flight with it: on storage
  * whose bandwidth is the limit, reads started together take longer together, and the threshold must stay above them. The clients start at
  * {@code hedged-read.adaptive-max}, written to their configuration; where the threshold cannot be set they keep the
  * last one set, adapting stops, and the failure is counted ({@code NativeThresholdFailures}) and logged once.
@@ -24,7 +23,6 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 final class NativeAdaptiveThreshold
 {
     private static final Logger log = Logger.get(NativeAdaptiveThreshold.class);
-    static final int QUIET_SECONDS = 10;
 
     /** Sets the threshold on the live HDFS clients; returns how many have it. */
     interface Setter
@@ -34,28 +32,16 @@ final class NativeAdaptiveThreshold
     }
 
     private final NativeThresholdPolicy policy;
-    private final double maxLostRatio;
-    private final long maxMillis;
-    private final AtomicLong reads = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
-    // the multiplier of the policy's threshold while hedges lose: doubled each second more than max-ratio of the
-    // reads were hedged for nothing, halved back after each QUIET_SECONDS in which none was
-    private double backoff = 1;
-    private int quietSeconds;
-    private long lastReads;
-    private long lastHedges;
-    private long lastWins;
     private final Ticker ticker;
     private final HedgedReadStats stats;
     private final AtomicLong currentMillis;
     private final AtomicBoolean failed = new AtomicBoolean();
     private volatile Setter setter;
 
-    NativeAdaptiveThreshold(NativeThresholdPolicy policy, double maxLostRatio, long initialMillis, HedgedReadStats stats, Ticker ticker)
+    NativeAdaptiveThreshold(NativeThresholdPolicy policy, long initialMillis, HedgedReadStats stats, Ticker ticker)
     {
         this.policy = requireNonNull(policy, "policy is null");
-        this.maxLostRatio = maxLostRatio;
-        this.maxMillis = initialMillis;
         this.stats = requireNonNull(stats, "stats is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
         this.currentMillis = new AtomicLong(initialMillis);
@@ -91,7 +77,6 @@ final class NativeAdaptiveThreshold
             return;
         }
         long now = ticker.read();
-        reads.incrementAndGet();
         synchronized (policy) {
             policy.record(bytes * Math.max(1, concurrent), latencyNanos, now);
         }
@@ -114,29 +99,7 @@ final class NativeAdaptiveThreshold
         synchronized (policy) {
             nanos = policy.thresholdNanos(ticker.read());
         }
-        // HDFS's own hedging has no budget and does not stop its losers: hedges that lose (the read they hedged finished
-        // first) read for nothing. More of them than hedged-read.max-ratio of the reads means the reads are slow for
-        // all (a sudden rise of load or concurrency on bandwidth-bound storage, faster than the model follows)
-        long readsNow = reads.get();
-        long hedgesNow = stats.getHedgedReadOps();
-        long winsNow = stats.getHedgedReadOpsWin();
-        long newReads = readsNow - lastReads;
-        long lost = (hedgesNow - lastHedges) - (winsNow - lastWins);
-        lastReads = readsNow;
-        lastHedges = hedgesNow;
-        lastWins = winsNow;
-        if (lost > maxLostRatio * newReads + 1) {
-            backoff = Math.min(backoff * 2, 1 << 10);
-            quietSeconds = 0;
-        }
-        else if (lost <= 0 && backoff > 1 && ++quietSeconds >= QUIET_SECONDS) {
-            backoff = Math.max(1, backoff / 2);
-            quietSeconds = 0;
-        }
         long millis = Math.max(1, NANOSECONDS.toMillis(nanos.orElse(MILLISECONDS.toNanos(currentMillis.get()))));
-        if (nanos.isPresent()) {
-            millis = (long) Math.min(maxMillis, Math.max(millis, millis * backoff));
-        }
         try {
             int clients = current.set(millis);
             if (clients > 0 && currentMillis.getAndSet(millis) != millis) {

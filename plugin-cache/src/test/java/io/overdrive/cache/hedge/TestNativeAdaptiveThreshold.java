@@ -118,7 +118,7 @@ class TestNativeAdaptiveThreshold
         HedgedReadStats stats = new HedgedReadStats();
         NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
                 new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000), 0),
-                0.05, 2000, stats, ticker);
+                2000, stats, ticker);
         List<Long> set = new ArrayList<>();
         threshold.start(millis -> {
             set.add(millis);
@@ -137,47 +137,12 @@ class TestNativeAdaptiveThreshold
         assertThat(threshold.millis()).isEqualTo(21);
         assertThat(stats.getNativeThresholdUpdates()).isEqualTo(1);
 
-        // more hedges lose than max-ratio of the reads (the reads are slow for all, faster than the model follows): the
-        // threshold doubles each second until they stop losing, and comes back after 10 quiet seconds each
-        for (int i = 0; i < 20; i++) {
-            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
-        }
-        for (int i = 0; i < 5; i++) {
-            stats.recordHedge(false);
-        }
-        threshold.update();
-        assertThat(threshold.millis()).isEqualTo(42);
-        for (int i = 0; i < 20; i++) {
-            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
-        }
-        for (int i = 0; i < 5; i++) {
-            stats.recordHedge(false);
-        }
-        threshold.update();
-        assertThat(threshold.millis()).isEqualTo(84);
-        // hedges that win are what hedging is for: they never raise it
-        for (int i = 0; i < 5; i++) {
-            stats.recordHedge(false);
-            stats.recordWin();
-        }
-        for (int second = 1; second < NativeAdaptiveThreshold.QUIET_SECONDS; second++) {
-            threshold.update();
-            assertThat(threshold.millis()).isEqualTo(84);
-        }
-        threshold.update();
-        assertThat(threshold.millis()).isEqualTo(42);
-        for (int second = 0; second < NativeAdaptiveThreshold.QUIET_SECONDS; second++) {
-            threshold.update();
-        }
-        assertThat(threshold.millis()).isEqualTo(21);
-        assertThat(stats.getNativeThresholdUpdates()).isEqualTo(5);
-
         // reads in flight together share the storage's bandwidth: recorded as that many times their size, so that
         // reads slowed by their neighbours are not taken for a slow replica
         AtomicLong clock = new AtomicLong();
         NativeAdaptiveThreshold shared = new NativeAdaptiveThreshold(
                 new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
-                0.05, 10_000, new HedgedReadStats(), new Ticker()
+                10_000, new HedgedReadStats(), new Ticker()
                 {
                     @Override
                     public long read()
