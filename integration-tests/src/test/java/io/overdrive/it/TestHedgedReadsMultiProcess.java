@@ -55,6 +55,7 @@ class TestHedgedReadsMultiProcess
     private static final List<String> HEDGING_CATALOGS = List.of("native", "wrapper", "adaptive");
     private static final int POOL_SIZE = 16;
     private static final String SHARED_SCANS = "shared";
+    private static final String DEFAULTS = "defaults";
     private static final String LIGHT_SCAN = "SELECT count(*), sum(extendedprice * discount), max(shipdate) FROM %s.hedge.scan_lineitem WHERE quantity < 24";
 
     private HdfsCluster hdfs;
@@ -73,6 +74,8 @@ class TestHedgedReadsMultiProcess
                 .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
                 .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
                 .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", "0.05"))
+                // only the switch: HDFS's own hedging at the default threshold, adaptive
+                .catalog(DEFAULTS, "overdrive_hive", withPool(hive))
                 // the page cache on, shared scans with their defaults
                 .catalog(SHARED_SCANS, "overdrive_hive", withPageCache(hive, TestingHdfs.workDirectory().resolve("hedged-reads-cache")))
                 .catalog("tpch", "tpch", Map.of())
@@ -85,6 +88,13 @@ class TestHedgedReadsMultiProcess
                 "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
         // one file of a few 1MB pages
         cluster.execute("CREATE TABLE hive.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+    }
+
+    private static Map<String, String> withPool(Map<String, String> catalog)
+    {
+        Map<String, String> properties = new LinkedHashMap<>(catalog);
+        properties.put("hedged-read.threadpool-size", Integer.toString(POOL_SIZE));
+        return properties;
     }
 
     private static Map<String, String> withPageCache(Map<String, String> catalog, Path directory)
@@ -143,6 +153,38 @@ class TestHedgedReadsMultiProcess
             assertThat(run.wins()).as("%s: hedges that won", catalog).isPositive();
             assertThat(run.wins()).as("%s: wins never exceed hedges", catalog).isLessThanOrEqualTo(run.hedges());
         }
+    }
+
+    @Test
+    void defaultsAdaptHdfsOwnThresholdAndHedgeASlowReplica()
+    {
+        String mbean = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(DEFAULTS);
+        int workerJmx = cluster.workers().getFirst().jmxPort();
+        // healthy storage: the catalog's reads bring the threshold of its HDFS clients down from the 10 s they were
+        // created with; set every second, so a few rounds of queries suffice
+        hdfs.setReadDelay(Duration.ofMillis(5));
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        do {
+            assertSameAsHive(DEFAULTS);
+        }
+        while (cluster.sumOverWorkers(mbean, "NativeThresholdUpdates") == 0 && System.nanoTime() < deadline);
+        double threshold = JmxAttributes.value(workerJmx, mbean, "NativeThresholdMillis");
+        System.out.printf("[overdrive-it] defaults, healthy: HDFS's hedge threshold %.0f ms after %d updates%n", threshold, cluster.sumOverWorkers(mbean, "NativeThresholdUpdates"));
+        assertThat(cluster.sumOverWorkers(mbean, "NativeThresholdUpdates")).as("threshold set on the HDFS clients").isPositive();
+        assertThat(cluster.sumOverWorkers(mbean, "NativeThresholdFailures")).as("threshold out of reach").isZero();
+        assertThat(threshold).as("adapted threshold (ms)").isGreaterThanOrEqualTo(10).isLessThan(300);
+
+        // one slow replica: the reads that land there run past the adapted threshold and HDFS hedges them (only a
+        // threshold really set on the HDFS clients makes HDFS hedge before 10 s), on another replica, and wins
+        hdfs.setSlowDataNode(0, Duration.ofMillis(300), Duration.ofMillis(10));
+        Counters before = counters(DEFAULTS);
+        for (int round = 0; round < 2; round++) {
+            assertSameAsHive(DEFAULTS);
+        }
+        Counters run = counters(DEFAULTS).minus(before);
+        System.out.printf("[overdrive-it] defaults, slow DataNode: %s, threshold %.0f ms%n", run, JmxAttributes.value(workerJmx, mbean, "NativeThresholdMillis"));
+        assertThat(run.hedges()).as("hedged reads").isPositive();
+        assertThat(run.wins()).as("hedges that won").isPositive();
     }
 
     @Test

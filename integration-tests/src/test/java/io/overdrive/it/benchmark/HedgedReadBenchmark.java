@@ -200,6 +200,7 @@ public class HedgedReadBenchmark
             catalogs.put(hdfsCatalog(threshold), new Catalog("hive", properties));
         }
         // Overdrive as shipped: the one property that turns hedging on, every other hedged-read.* at its default
+        // (threshold adaptive)
         Map<String, String> overdrive = new LinkedHashMap<>(hive);
         overdrive.put("hedged-read.threadpool-size", Integer.toString(OVERDRIVE_HEDGE_THREADS));
         catalogs.put(OVERDRIVE, new Catalog("overdrive_hive", overdrive));
@@ -276,6 +277,9 @@ public class HedgedReadBenchmark
         private final List<String> catalogs;
         private final Map<String, CatalogRun> runs = new LinkedHashMap<>();
         private int maxHdfsPools;
+        private long nativeThreshold;
+        private long nativeThresholdUpdates;
+        private long nativeThresholdFailures;
 
         Scenario(TrinoProcessCluster cluster, HdfsCluster hdfs, List<String> catalogs)
         {
@@ -317,6 +321,9 @@ public class HedgedReadBenchmark
                     log("%s, round %d, %s: %s ms".formatted(name, round + 1, catalog, formatMillis(passes.get(catalog).getLast().millis())));
                 }
             }
+            nativeThreshold = stat(OVERDRIVE, "NativeThresholdMillis");
+            nativeThresholdUpdates = stat(OVERDRIVE, "NativeThresholdUpdates");
+            nativeThresholdFailures = stat(OVERDRIVE, "NativeThresholdFailures");
             for (String catalog : catalogs) {
                 runs.put(catalog, new CatalogRun(passes.get(catalog), requests.get(catalog), bytes.get(catalog), counters(catalog).minus(before.get(catalog))));
             }
@@ -381,7 +388,7 @@ public class HedgedReadBenchmark
     {
         StringBuilder out = new StringBuilder();
         out.append("Queries: TPC-H Q1, Q3, Q5, Q6, Q14 (the page cache benchmark's set), one at a time. After a warm-up pass of every catalog, %d rounds; in each every catalog runs the set once, the catalog order reversed every other round. Page cache off everywhere.\n\n".formatted(rounds))
-                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with only `hedged-read.threadpool-size=%d` (shipped defaults: mode `AUTO`, threshold 500 ms, max-ratio 0.05; on HDFS that is HDFS's own hedging after 500 ms, positional tail reads included)"
+                .append("Catalogs: `%s` = stock Trino, no hedging; `hdfs_hedge_<T>` = stock `hive` with HDFS's own hedged reads as an operator configures them, `hive.config.resources` naming an `hdfs-site.xml` with `dfs.client.hedged.read.threadpool.size=%d` and `dfs.client.hedged.read.threshold.millis=<T>` (the anchor: the best T per scenario, by total); `%s` = `overdrive_hive` with only `hedged-read.threadpool-size=%d` (shipped defaults otherwise: mode `AUTO`, threshold `adaptive`; on HDFS that is HDFS's own hedging, positional tail reads included, its threshold set every second to 3x the time a healthy read of the largest usual size takes, as the catalog's recent reads show, within 10 ms-10 s)"
                         .formatted(OFF, HDFS_HEDGE_THREADS, OVERDRIVE, OVERDRIVE_HEDGE_THREADS))
                 .append(controls ? "; tuned controls, not the claim: `%s` = the same with `hedged-read.threshold=50ms` (HDFS's own hedging after 50 ms, positional tail reads included); `%s` = Overdrive's wrapper, threshold 50 ms, `max-ratio=1`; `%s` = the wrapper, `threshold=adaptive`, default budget.\n\n".formatted(AUTO_50, WRAPPER, ADAPTIVE) : ".\n\n");
         for (Map.Entry<String, Scenario> entry : scenarios.entrySet()) {
@@ -391,8 +398,8 @@ public class HedgedReadBenchmark
             String bestP95 = scenario.bestAnchor(Comparator.comparingDouble(CatalogRun::p95));
             CatalogRun best = scenario.runs.get(bestTotal);
             out.append("### %s: %s\n\n".formatted(entry.getKey(), storage(entry.getKey())));
-            out.append("Best HDFS hedging threshold: `%s` by total, `%s` by query P95. HDFS hedged read pools alive at once on the worker (threads named `%s`): up to %d.\n\n"
-                    .formatted(bestTotal, bestP95, HDFS_POOL_FIRST_THREAD, scenario.maxHdfsPools));
+            out.append("Best HDFS hedging threshold: `%s` by total, `%s` by query P95. HDFS hedged read pools alive at once on the worker (threads named `%s`): up to %d. `%s`'s adaptive threshold of HDFS's own hedging at the end of the scenario: %s ms (`NativeThresholdMillis`), set %d times (`NativeThresholdUpdates`), %d failures.\n\n"
+                    .formatted(bestTotal, bestP95, HDFS_POOL_FIRST_THREAD, scenario.maxHdfsPools, OVERDRIVE, scenario.nativeThreshold, scenario.nativeThresholdUpdates, scenario.nativeThresholdFailures));
             out.append("| catalog | total (ms) | vs best anchor | vs no hedging | query P50 | query P95 | query max | block read requests | extra requests | DataNode bytes | extra bytes | Overdrive hedges / wins / refused |\n");
             out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (Map.Entry<String, CatalogRun> run : scenario.runs.entrySet()) {

@@ -21,8 +21,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
- * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}, and are off by
- * default as there.
+ * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}: off by default
+ * as there, but once on, the threshold adapts to the storage unless it is set.
  */
 public class HedgedReadConfig
 {
@@ -30,7 +30,7 @@ public class HedgedReadConfig
 
     public enum Mode
     {
-        /** HDFS's own hedging for {@code hdfs://} locations (when the threshold is fixed), the wrapper elsewhere */
+        /** HDFS's own hedging for {@code hdfs://} locations, the wrapper elsewhere */
         AUTO,
         /** HDFS's own hedging only: it picks a different replica; other storage is not hedged */
         NATIVE,
@@ -48,10 +48,11 @@ public class HedgedReadConfig
     }
 
     private int threadPoolSize;
-    private String threshold = "500ms";
+    private String threshold = ADAPTIVE;
     private double adaptivePercentile = 95;
+    private double adaptiveFactor = 3;
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
-    private Duration adaptiveMax = new Duration(1, SECONDS);
+    private Duration adaptiveMax = new Duration(10, SECONDS);
     private double maxRatio = 0.05;
     private Mode mode = Mode.AUTO;
 
@@ -121,10 +122,24 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.adaptive-percentile")
-    @ConfigDescription("With an adaptive threshold: hedge a read once it runs longer than this percentile of recent read latencies of its storage")
+    @ConfigDescription("With an adaptive threshold, Overdrive's wrapper hedges a read once it runs longer than this percentile of recent read latencies of its storage")
     public HedgedReadConfig setAdaptivePercentile(double adaptivePercentile)
     {
         this.adaptivePercentile = adaptivePercentile;
+        return this;
+    }
+
+    @DecimalMin(value = "1", message = "hedged-read.adaptive-factor must be at least 1")
+    public double getAdaptiveFactor()
+    {
+        return adaptiveFactor;
+    }
+
+    @Config("hedged-read.adaptive-factor")
+    @ConfigDescription("With an adaptive threshold, HDFS's own hedging hedges a read once it runs this many times longer than a healthy read of the largest usual size takes, as recent reads show")
+    public HedgedReadConfig setAdaptiveFactor(double adaptiveFactor)
+    {
+        this.adaptiveFactor = adaptiveFactor;
         return this;
     }
 
@@ -150,7 +165,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.adaptive-max")
-    @ConfigDescription("The highest adaptive threshold")
+    @ConfigDescription("The highest adaptive threshold, and the threshold until enough reads are seen")
     public HedgedReadConfig setAdaptiveMax(Duration adaptiveMax)
     {
         this.adaptiveMax = adaptiveMax;
@@ -192,12 +207,5 @@ public class HedgedReadConfig
     {
         this.mode = Mode.fromName(mode).orElse(null);
         return this;
-    }
-
-
-    @AssertTrue(message = "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one")
-    public boolean isNativeThresholdFixed()
-    {
-        return mode != Mode.NATIVE || !isAdaptive();
     }
 }

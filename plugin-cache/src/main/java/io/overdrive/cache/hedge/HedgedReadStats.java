@@ -33,7 +33,10 @@ public class HedgedReadStats
     private final TimeStat primaryLatency = new TimeStat(MILLISECONDS);
     private final TimeStat hedgeLatency = new TimeStat(MILLISECONDS);
     private final Map<String, Supplier<Long>> thresholds = new ConcurrentHashMap<>();
+    private final AtomicLong nativeThresholdUpdates = new AtomicLong();
+    private final AtomicLong nativeThresholdFailures = new AtomicLong();
     private volatile NativeHedgedReadMetrics nativeMetrics = NativeHedgedReadMetrics.NONE;
+    private volatile Supplier<Long> nativeThresholdMillis;
 
     void recordRead()
     {
@@ -94,6 +97,21 @@ public class HedgedReadStats
     void registerThreshold(String storage, Supplier<Long> thresholdNanos)
     {
         thresholds.put(storage, thresholdNanos);
+    }
+
+    void recordNativeThresholdUpdate()
+    {
+        nativeThresholdUpdates.incrementAndGet();
+    }
+
+    void recordNativeThresholdFailure()
+    {
+        nativeThresholdFailures.incrementAndGet();
+    }
+
+    void setNativeThreshold(Supplier<Long> millis)
+    {
+        this.nativeThresholdMillis = millis;
     }
 
     void setNativeMetrics(NativeHedgedReadMetrics nativeMetrics)
@@ -165,6 +183,25 @@ public class HedgedReadStats
                 .sorted(Map.Entry.comparingByKey())
                 .map(entry -> "%s=%.1fms".formatted(entry.getKey(), entry.getValue().get() / 1e6))
                 .collect(Collectors.joining(", "));
+    }
+
+    @Managed(description = "The threshold of HDFS's own hedged reads, in milliseconds, with hedged-read.threshold=adaptive on HDFS (else NaN)")
+    public double getNativeThresholdMillis()
+    {
+        Supplier<Long> millis = nativeThresholdMillis;
+        return millis == null ? Double.NaN : millis.get();
+    }
+
+    @Managed(description = "Times the adaptive threshold of HDFS's own hedged reads was changed on the HDFS clients")
+    public long getNativeThresholdUpdates()
+    {
+        return nativeThresholdUpdates.get();
+    }
+
+    @Managed(description = "Times the adaptive threshold of HDFS's own hedged reads could not be set on the HDFS clients (it then stays where it was)")
+    public long getNativeThresholdFailures()
+    {
+        return nativeThresholdFailures.get();
     }
 
     @Managed

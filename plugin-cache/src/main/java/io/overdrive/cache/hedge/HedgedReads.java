@@ -10,14 +10,18 @@ import io.trino.spi.catalog.CatalogName;
 import jakarta.annotation.PreDestroy;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.Executors.newSingleThreadScheduledExecutor;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
@@ -29,6 +33,11 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 public final class HedgedReads
 {
     private static final Set<String> HDFS_SCHEMES = Set.of("hdfs", "viewfs");
+    // the adaptive threshold of HDFS's own hedging follows the last 1,000 reads of the last 10 seconds, from 3 seconds
+    // after the catalog's first read: time for the first large reads of a scan to finish after its footers
+    private static final int NATIVE_SAMPLES = 1000;
+    private static final long NATIVE_WINDOW_NANOS = SECONDS.toNanos(10);
+    private static final long NATIVE_WARM_UP_NANOS = SECONDS.toNanos(3);
 
     private final HedgedReadConfig config;
     private final boolean nativeHdfs;
@@ -37,6 +46,9 @@ public final class HedgedReads
     private final Hedger hedger;
     private final Ticker ticker;
     private final Map<String, HedgeThreshold> thresholds = new ConcurrentHashMap<>();
+    // HDFS's own hedging with hedged-read.threshold=adaptive: its threshold, and the thread that updates it every second
+    private final Optional<NativeAdaptiveThreshold> nativeThreshold;
+    private final ScheduledExecutorService nativeThresholdUpdater;
 
     @Inject
     public HedgedReads(CatalogName catalogName, HedgedReadConfig config, FileSystemConfig fileSystemConfig, HedgedReadStats stats)
@@ -52,13 +64,61 @@ public final class HedgedReads
         this.pool = requireNonNull(pool, "pool is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
         this.hedger = new Hedger(pool, new HedgeBudget(config.getMaxRatio(), ticker), stats, ticker);
+        if (nativeHdfs && config.isAdaptive()) {
+            NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
+                    new NativeThresholdPolicy(
+                            config.getAdaptiveFactor(),
+                            config.getAdaptiveMin().roundTo(NANOSECONDS),
+                            config.getAdaptiveMax().roundTo(NANOSECONDS),
+                            NATIVE_SAMPLES,
+                            NATIVE_WINDOW_NANOS,
+                            NATIVE_WARM_UP_NANOS),
+                    nativeInitialThresholdMillis(config),
+                    stats,
+                    ticker);
+            stats.registerThreshold("hdfs (HDFS's own hedging)", () -> MILLISECONDS.toNanos(threshold.millis()));
+            stats.setNativeThreshold(threshold::millis);
+            this.nativeThreshold = Optional.of(threshold);
+            this.nativeThresholdUpdater = newSingleThreadScheduledExecutor(daemonThreadsNamed("hedged-read-threshold-%s"));
+        }
+        else {
+            this.nativeThreshold = Optional.empty();
+            this.nativeThresholdUpdater = null;
+        }
+    }
+
+    /** The threshold HDFS's clients are created with: the fixed one, or the ceiling of the adaptive one until it adapts. */
+    static long nativeInitialThresholdMillis(HedgedReadConfig config)
+    {
+        return Math.max(1, config.getFixedThreshold().orElse(config.getAdaptiveMax()).toMillis());
+    }
+
+    /**
+     * With an adaptive threshold for HDFS's own hedging, starts setting it every second on the catalog's HDFS clients,
+     * through {@code setter}; empty: they cannot be reached, and keep the threshold they were created with.
+     */
+    void startNativeThreshold(Optional<NativeAdaptiveThreshold.Setter> setter)
+    {
+        nativeThreshold.ifPresent(threshold -> {
+            if (setter.isEmpty()) {
+                threshold.unavailable();
+                return;
+            }
+            threshold.start(setter.get());
+            nativeThresholdUpdater.scheduleWithFixedDelay(threshold::update, 1, 1, SECONDS);
+        });
+    }
+
+    public boolean adaptsNativeThreshold()
+    {
+        return nativeThreshold.isPresent();
     }
 
 
-    /** HDFS's own hedging serves {@code hdfs://} locations: enabled, HDFS on, the threshold fixed, the mode not {@code wrapper}. */
+    /** HDFS's own hedging serves {@code hdfs://} locations: enabled, HDFS on, the mode not {@code wrapper}. */
     public static boolean usesNativeHdfs(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
     {
-        return config.isEnabled() && fileSystemConfig.isHadoopEnabled() && config.getFixedThreshold().isPresent() && config.getMode() != Mode.WRAPPER;
+        return config.isEnabled() && fileSystemConfig.isHadoopEnabled() && config.getMode() != Mode.WRAPPER;
     }
 
     /** Some storage of the catalog needs the wrapper: it is on and not every enabled storage is served natively. */
@@ -93,7 +153,7 @@ public final class HedgedReads
     public TrinoInputFile wrap(TrinoInputFile file)
     {
         if (nativeHdfs && isHdfs(file.location())) {
-            return new PositionalReadInputFile(file, stats, ticker);
+            return new PositionalReadInputFile(file, stats, nativeThreshold, ticker);
         }
         if (!hedges(file.location())) {
             return file;
@@ -128,6 +188,9 @@ public final class HedgedReads
     public void shutdown()
     {
         pool.shutdownNow();
+        if (nativeThresholdUpdater != null) {
+            nativeThresholdUpdater.shutdownNow();
+        }
     }
 
     private static ExecutorService pool(String catalogName, int size)

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
@@ -44,20 +45,31 @@ public final class NativeHdfsHedging
         if (!HedgedReads.usesNativeHdfs(config, fileSystem)) {
             return properties;
         }
-        Path resource = writeResource(catalogName, config.getThreadPoolSize(), Math.max(1, config.getFixedThreshold().orElseThrow().toMillis()));
+        long thresholdMillis = HedgedReads.nativeInitialThresholdMillis(config);
+        Path resource = writeResource(catalogName, config.getThreadPoolSize(), thresholdMillis);
         Map<String, String> configured = new HashMap<>(properties);
         configured.merge(CONFIG_RESOURCES, resource.toString(), (files, added) -> files + "," + added);
-        log.info("Catalog %s: HDFS hedged reads on (%s=%s, %s=%s)", catalogName, THREADPOOL_SIZE, config.getThreadPoolSize(), THRESHOLD_MILLIS, config.getFixedThreshold().orElseThrow().toMillis());
+        log.info("Catalog %s: HDFS hedged reads on (%s=%s, %s=%s%s)", catalogName, THREADPOOL_SIZE, config.getThreadPoolSize(), THRESHOLD_MILLIS, thresholdMillis,
+                config.isAdaptive() ? ", adapted every second from the catalog's reads" : "");
         return ImmutableMap.copyOf(configured);
     }
 
-    /** Adds HDFS's own counters to the catalog's {@link HedgedReadStats} where HDFS's own hedging is on. */
+    /**
+     * Adds HDFS's own counters to the catalog's {@link HedgedReadStats} where HDFS's own hedging is on, and starts
+     * adapting its threshold where that is {@code adaptive}.
+     */
     public static void exportCounters(Injector injector)
     {
         if (!HedgedReads.usesNativeHdfs(injector.getInstance(HedgedReadConfig.class), injector.getInstance(FileSystemConfig.class))) {
             return;
         }
         ClassLoader hdfsClassLoader = hdfsClassLoader(injector);
+        HedgedReads hedgedReads = injector.getInstance(HedgedReads.class);
+        if (hedgedReads.adaptsNativeThreshold()) {
+            hedgedReads.startNativeThreshold(Optional.ofNullable(hdfsClassLoader)
+                    .flatMap(HdfsClientThreshold::of)
+                    .map(threshold -> threshold::set));
+        }
         if (hdfsClassLoader != null) {
             injector.getInstance(HedgedReadStats.class).setNativeMetrics(NativeHedgedReadMetrics.of(hdfsClassLoader));
             log.info("HDFS's own hedged read counters are part of HedgedReadStats (HDFS client class loader %s)", hdfsClassLoader);

@@ -6,6 +6,7 @@ import io.trino.filesystem.TrinoInputFile;
 import io.trino.spi.metrics.Metrics;
 
 import java.io.IOException;
+import java.util.Optional;
 
 import static java.util.Objects.checkFromIndexSize;
 import static java.util.Objects.requireNonNull;
@@ -14,18 +15,21 @@ import static java.util.Objects.requireNonNull;
  * An HDFS data file under HDFS's own hedging. HDFS hedges positional reads only, but Trino reads the tail of a file (a
  * footer, and the whole of a Parquet file below {@code parquet.small-file-threshold}) with a stateful read, which HDFS
  * never hedges: this file's input reads the tail with a positional read instead, from the length Trino already knows,
- * so that HDFS hedges it too. It also times every read into {@code ReadLatency}.
+ * so that HDFS hedges it too. It also times every read into {@code ReadLatency}, and into the adaptive threshold of
+ * HDFS's hedging where that is on.
  */
 final class PositionalReadInputFile
         extends ForwardingInputFile
 {
     private final HedgedReadStats stats;
+    private final Optional<NativeAdaptiveThreshold> threshold;
     private final Ticker ticker;
 
-    PositionalReadInputFile(TrinoInputFile delegate, HedgedReadStats stats, Ticker ticker)
+    PositionalReadInputFile(TrinoInputFile delegate, HedgedReadStats stats, Optional<NativeAdaptiveThreshold> threshold, Ticker ticker)
     {
         super(delegate);
         this.stats = requireNonNull(stats, "stats is null");
+        this.threshold = requireNonNull(threshold, "threshold is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
     }
 
@@ -51,8 +55,21 @@ final class PositionalReadInputFile
                 throws IOException
         {
             long start = ticker.read();
-            input.readFully(position, buffer, bufferOffset, length);
-            stats.recordReadLatency(ticker.read() - start);
+            int inFlight = threshold.map(NativeAdaptiveThreshold::readStarted).orElse(0);
+            boolean succeeded = false;
+            try {
+                input.readFully(position, buffer, bufferOffset, length);
+                succeeded = true;
+            }
+            finally {
+                long nanos = ticker.read() - start;
+                if (succeeded) {
+                    stats.recordReadLatency(nanos);
+                }
+                if (threshold.isPresent()) {
+                    threshold.get().readFinished(length, nanos, inFlight, succeeded);
+                }
+            }
         }
 
         @Override

@@ -150,6 +150,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
         assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "32")), workerContext(false))).as("the page cache off, hedged reads on: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
     }
 
     @Test
@@ -406,7 +407,7 @@ class TestOverdriveHiveConnectorFactory
         assertInvalidHedging(Map.of("hedged-read.max-ratio", "1.5"), "hedged-read.max-ratio must be above 0 and at most 1");
         assertInvalidHedging(Map.of("hedged-read.adaptive-percentile", "100"), "hedged-read.adaptive-percentile must be above 0 and below 100");
         assertInvalidHedging(Map.of("hedged-read.adaptive-min", "2s", "hedged-read.adaptive-max", "1s"), "hedged-read.adaptive-min must not be above hedged-read.adaptive-max");
-        assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE", "hedged-read.threshold", "adaptive", "fs.hadoop.enabled", "true"), "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold");
+        assertInvalidHedging(Map.of("hedged-read.adaptive-factor", "0.5"), "hedged-read.adaptive-factor must be at least 1");
         assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE"), "hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=wrapper");
         assertInvalidHedging(Map.of("hedged-read.mode", "SOMETIMES"), "hedged-read.mode must be one of AUTO, NATIVE, WRAPPER");
         assertInvalidHedging(
@@ -446,8 +447,17 @@ class TestOverdriveHiveConnectorFactory
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>150</value>");
         assertThat(configured).containsAllEntriesOf(Map.of("hedged-read.threadpool-size", "8", "hedged-read.threshold", "150ms"));
 
+        // adaptive (the default): the clients start at hedged-read.adaptive-max, and are adapted once they read
+        Map<String, String> adaptive = NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threshold", "adaptive", "hedged-read.adaptive-max", "3s")));
+        assertThat(Files.readString(Path.of(adaptive.get("hive.config.resources").split(",")[1])))
+                .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>8</value>")
+                .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>3000</value>");
+        Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true", "hedged-read.threadpool-size", "32"));
+        assertThat(Files.readString(Path.of(defaults.get("hive.config.resources"))))
+                .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>32</value>")
+                .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>10000</value>");
+
         // where HDFS's own hedging does not apply, the properties are left alone
-        assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threshold", "adaptive")))).isEqualTo(with(properties, Map.of("hedged-read.threshold", "adaptive")));
         assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.mode", "wrapper")))).isEqualTo(with(properties, Map.of("hedged-read.mode", "wrapper")));
         assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threadpool-size", "0")))).isEqualTo(with(properties, Map.of("hedged-read.threadpool-size", "0")));
         assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("fs.hadoop.enabled", "false")))).isEqualTo(with(properties, Map.of("fs.hadoop.enabled", "false")));

@@ -28,17 +28,19 @@ class TestHedgedReadConfig
     {
         assertRecordedDefaults(recordDefaults(HedgedReadConfig.class)
                 .setThreadPoolSize(0)
-                .setThreshold("500ms")
+                .setThreshold("adaptive")
                 .setAdaptivePercentile(95)
+                .setAdaptiveFactor(3)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
-                .setAdaptiveMax(new Duration(1, SECONDS))
+                .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
                 .setMode("AUTO"));
+        // off by default; once on, the threshold adapts to the storage
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
         assertThat(config.isEnabled()).isFalse();
-        assertThat(config.isAdaptive()).isFalse();
-        assertThat(config.getFixedThreshold()).contains(new Duration(500, MILLISECONDS));
+        assertThat(config.isAdaptive()).isTrue();
+        assertThat(config.getFixedThreshold()).isEmpty();
     }
 
     @Test
@@ -48,8 +50,9 @@ class TestHedgedReadConfig
                 .put("hedged-read.threadpool-size", "16")
                 .put("hedged-read.threshold", "250ms")
                 .put("hedged-read.adaptive-percentile", "99")
+                .put("hedged-read.adaptive-factor", "4.5")
                 .put("hedged-read.adaptive-min", "5ms")
-                .put("hedged-read.adaptive-max", "2s")
+                .put("hedged-read.adaptive-max", "3s")
                 .put("hedged-read.max-ratio", "0.1")
                 .put("hedged-read.mode", "WRAPPER")
                 .buildOrThrow();
@@ -57,8 +60,9 @@ class TestHedgedReadConfig
                 .setThreadPoolSize(16)
                 .setThreshold("250ms")
                 .setAdaptivePercentile(99)
+                .setAdaptiveFactor(4.5)
                 .setAdaptiveMin(new Duration(5, MILLISECONDS))
-                .setAdaptiveMax(new Duration(2, SECONDS))
+                .setAdaptiveMax(new Duration(3, SECONDS))
                 .setMaxRatio(0.1)
                 .setMode("WRAPPER");
         assertFullMapping(properties, expected);
@@ -127,18 +131,23 @@ class TestHedgedReadConfig
         assertFailsValidation(new HedgedReadConfig().setAdaptiveMin(new Duration(2, SECONDS)).setAdaptiveMax(new Duration(1, SECONDS)),
                 "adaptiveRangeValid", "hedged-read.adaptive-min must not be above hedged-read.adaptive-max", AssertTrue.class);
         assertValidates(new HedgedReadConfig().setAdaptiveMin(new Duration(1, SECONDS)).setAdaptiveMax(new Duration(1000, MILLISECONDS)));
-        ConfigurationFactory factory = new ConfigurationFactory(Map.of("hedged-read.adaptive-min", "5s"));
+        ConfigurationFactory factory = new ConfigurationFactory(Map.of("hedged-read.adaptive-min", "20s"));
         assertThatThrownBy(() -> factory.build(HedgedReadConfig.class))
                 .hasMessageContaining("hedged-read.adaptive-min must not be above hedged-read.adaptive-max");
     }
 
     @Test
-    void nativeModeTakesOnlyAFixedThreshold()
+    void adaptiveFactorMustBeAtLeastOne()
     {
-        assertFailsValidation(new HedgedReadConfig().setMode("NATIVE").setThreshold("adaptive"),
-                "nativeThresholdFixed",
-                "hedged-read.mode=native uses HDFS's own hedging, which takes only a fixed threshold: set hedged-read.threshold to a duration (e.g. 500ms), or hedged-read.mode=wrapper for an adaptive one",
-                AssertTrue.class);
+        assertFailsValidation(new HedgedReadConfig().setAdaptiveFactor(0.5), "adaptiveFactor", "hedged-read.adaptive-factor must be at least 1", DecimalMin.class);
+        assertValidates(new HedgedReadConfig().setAdaptiveFactor(1));
+    }
+
+    @Test
+    void everyModeTakesAnAdaptiveThreshold()
+    {
+        // HDFS's own hedging takes an adaptive threshold too: Overdrive sets it on the HDFS clients every second
+        assertValidates(new HedgedReadConfig().setMode("NATIVE").setThreshold("adaptive"));
         assertValidates(new HedgedReadConfig().setMode("NATIVE").setThreshold("100ms"));
         assertValidates(new HedgedReadConfig().setMode("WRAPPER").setThreshold("adaptive"));
         assertValidates(new HedgedReadConfig().setMode("AUTO").setThreshold("adaptive"));

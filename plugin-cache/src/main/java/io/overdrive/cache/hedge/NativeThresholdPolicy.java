@@ -1,0 +1,118 @@
+package io.overdrive.cache.hedge;
+
+import java.util.Arrays;
+import java.util.OptionalLong;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * The adaptive threshold of HDFS's own hedged reads. HDFS takes one threshold per client for reads of every size, so
+ * the threshold has to stay above the time a healthy read of the largest usual size takes on this storage, or every
+ * such read is read twice; and low enough that a read stuck on a slow replica is hedged soon.
+ * <p>
+ * From the recent reads (size and latency; a caller may weigh the size, as {@link NativeAdaptiveThreshold} does by the
+ * reads in flight together), a model of a healthy read is fitted with medians, which a minority of slow
+ * reads (a slow replica among three) does not move: the median latency {@code a} of the smaller half of the reads at
+ * their median size, the median latency {@code b} of the largest quarter at theirs, and the line through both. The
+ * threshold is {@code factor} times the modelled time of a read of the 95th percentile size, kept within a floor and a
+ * ceiling. A hedged read ends early (at most the threshold plus a healthy read), which keeps a slow replica's reads near
+ * the threshold; as they stay a minority they never become the median, so the threshold does not chase them.
+ * <p>
+ * Not thread-safe: {@link NativeAdaptiveThreshold} records and computes under its lock.
+ */
+final class NativeThresholdPolicy
+{
+    static final int MIN_SAMPLES = 20;
+
+    private final double factor;
+    private final long minNanos;
+    private final long maxNanos;
+    private final long windowNanos;
+    private final long warmUpNanos;
+    private final long[] bytes;
+    private final long[] nanos;
+    private final long[] times;
+    private int next;
+    private int size;
+    private long firstRecorded;
+
+    NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos, long warmUpNanos)
+    {
+        checkArgument(factor >= 1, "factor must be at least 1");
+        checkArgument(minNanos > 0 && minNanos <= maxNanos, "minNanos must be above 0 and not above maxNanos");
+        checkArgument(capacity >= MIN_SAMPLES, "capacity must be at least %s", MIN_SAMPLES);
+        this.factor = factor;
+        this.minNanos = minNanos;
+        this.maxNanos = maxNanos;
+        this.windowNanos = windowNanos;
+        this.warmUpNanos = warmUpNanos;
+        this.bytes = new long[capacity];
+        this.nanos = new long[capacity];
+        this.times = new long[capacity];
+    }
+
+    /** A read of {@code readBytes} bytes took {@code latencyNanos}, ending at {@code now} (ticker nanos). */
+    void record(long readBytes, long latencyNanos, long now)
+    {
+        if (readBytes <= 0 || latencyNanos < 0) {
+            return;
+        }
+        if (size == 0 && next == 0) {
+            firstRecorded = now;
+        }
+        bytes[next] = readBytes;
+        nanos[next] = latencyNanos;
+        times[next] = now;
+        next = (next + 1) % bytes.length;
+        size = Math.min(size + 1, bytes.length);
+    }
+
+    /**
+     * The threshold the recent reads call for; empty during the warm-up after the first read (the first reads of a
+     * catalog are its footers and metadata, small and fast: the large reads that follow would be hedged before the
+     * model sees any), and until {@link #MIN_SAMPLES} reads of the last window are known.
+     */
+    OptionalLong thresholdNanos(long now)
+    {
+        if (size == 0 || now - firstRecorded < warmUpNanos) {
+            return OptionalLong.empty();
+        }
+        int count = 0;
+        long[][] samples = new long[size][];
+        for (int i = 0; i < size; i++) {
+            if (now - times[i] <= windowNanos) {
+                samples[count++] = new long[] {bytes[i], nanos[i]};
+            }
+        }
+        if (count < MIN_SAMPLES) {
+            return OptionalLong.empty();
+        }
+        long[][] recent = Arrays.copyOf(samples, count);
+        Arrays.sort(recent, (left, right) -> Long.compare(left[0], right[0]));
+        // the smaller half and the largest quarter, by size
+        long[][] small = Arrays.copyOfRange(recent, 0, count / 2);
+        long[][] large = Arrays.copyOfRange(recent, count - count / 4, count);
+        double smallBytes = median(small, 0);
+        double smallNanos = median(small, 1);
+        double largeBytes = median(large, 0);
+        double largeNanos = median(large, 1);
+        long sizeP95 = recent[Math.min(count - 1, (int) Math.ceil(0.95 * count) - 1)][0];
+        double modelled = largeNanos;
+        if (largeBytes > smallBytes && largeNanos > smallNanos) {
+            double nanosPerByte = (largeNanos - smallNanos) / (largeBytes - smallBytes);
+            modelled = Math.max(largeNanos, largeNanos + nanosPerByte * (sizeP95 - largeBytes));
+        }
+        return OptionalLong.of(Math.clamp((long) (factor * modelled), minNanos, maxNanos));
+    }
+
+    private static double median(long[][] samples, int column)
+    {
+        long[] values = new long[samples.length];
+        for (int i = 0; i < samples.length; i++) {
+            values[i] = samples[i][column];
+        }
+        Arrays.sort(values);
+        int middle = values.length / 2;
+        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
+    }
+}

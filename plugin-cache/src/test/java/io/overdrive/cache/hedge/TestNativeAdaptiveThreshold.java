@@ -1,0 +1,187 @@
+package io.overdrive.cache.hedge;
+
+import com.google.common.base.Ticker;
+import io.trino.filesystem.manager.FileSystemConfig;
+import io.trino.hdfs.TrinoFileSystemCache;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestNativeAdaptiveThreshold
+{
+    @Test
+    void setsTheThresholdOfALiveHdfsClientInTrinosCache()
+            throws Exception
+    {
+        Configuration configuration = new Configuration();
+        configuration.set("dfs.client.hedged.read.threadpool.size", "4");
+        configuration.set("dfs.client.hedged.read.threshold.millis", "2000");
+        Field instance = TrinoFileSystemCache.class.getDeclaredField("INSTANCE");
+        instance.setAccessible(true);
+        // a client of a NameNode that is not there: creating it contacts nothing
+        FileSystem fileSystem = ((TrinoFileSystemCache) instance.get(null)).get(URI.create("hdfs://localhost:1/"), configuration);
+        while (fileSystem instanceof FilterFileSystem filter) {
+            fileSystem = filter.getRawFileSystem();
+        }
+        DistributedFileSystem hdfs = (DistributedFileSystem) fileSystem;
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(2000);
+
+        HdfsClientThreshold threshold = HdfsClientThreshold.of(getClass().getClassLoader()).orElseThrow();
+        assertThat(threshold.set(25)).isGreaterThanOrEqualTo(1);
+        // what DFSInputStream reads on every hedged read
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(25);
+        assertThat(threshold.set(40)).isGreaterThanOrEqualTo(1);
+        assertThat(hdfs.getClient().getConf().getHedgedReadThresholdMillis()).isEqualTo(40);
+    }
+
+    @Test
+    void anHdfsClientOutOfReachIsNotAdapted()
+            throws Exception
+    {
+        try (URLClassLoader empty = new URLClassLoader(new URL[0], null)) {
+            assertThat(HdfsClientThreshold.of(empty)).isEmpty();
+        }
+    }
+
+    @Test
+    void catalogWithoutReachableClientsKeepsTheCeilingAndCountsIt()
+    {
+        HedgedReadStats stats = new HedgedReadStats();
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(32), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        try {
+            assertThat(reads.adaptsNativeThreshold()).isTrue();
+            reads.startNativeThreshold(Optional.empty());
+            assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
+            assertThat(stats.getNativeThresholdMillis()).isEqualTo(10_000);
+            assertThat(stats.getThresholdMillis()).isEqualTo(10_000);
+        }
+        finally {
+            reads.shutdown();
+        }
+    }
+
+    @Test
+    void switchedOnHdfsIsHedgedByHdfsOwnHedgingAtAnAdaptiveThreshold()
+    {
+        HedgedReadConfig defaults = new HedgedReadConfig().setThreadPoolSize(32);
+        FileSystemConfig hdfsOnly = new FileSystemConfig().setHadoopEnabled(true).setS3Enabled(false).setGcsEnabled(false).setAzureEnabled(false).setLocalEnabled(false);
+        assertThat(HedgedReads.usesNativeHdfs(defaults, hdfsOnly)).isTrue();
+        assertThat(HedgedReads.needsWrapper(defaults, hdfsOnly)).isFalse();
+        // HDFS's clients start at the ceiling, until the catalog's reads show what a healthy read takes
+        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(10_000);
+        assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setThreshold("150ms"))).isEqualTo(150);
+        // the wrapper keeps its own adaptive threshold
+        assertThat(HedgedReads.usesNativeHdfs(new HedgedReadConfig().setMode("WRAPPER"), hdfsOnly)).isFalse();
+    }
+
+    @Test
+    void fixedThresholdIsNotAdapted()
+    {
+        HedgedReadStats stats = new HedgedReadStats();
+        HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(32).setThreshold("500ms"), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
+        try {
+            assertThat(reads.adaptsNativeThreshold()).isFalse();
+            assertThat(stats.getNativeThresholdMillis()).isNaN();
+        }
+        finally {
+            reads.shutdown();
+        }
+    }
+
+    @Test
+    void setsWhatTheReadsCallForAndStopsAtTheFirstFailure()
+    {
+        AtomicLong now = new AtomicLong();
+        Ticker ticker = new Ticker()
+        {
+            @Override
+            public long read()
+            {
+                return now.get();
+            }
+        };
+        HedgedReadStats stats = new HedgedReadStats();
+        NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000), 0),
+                2000, stats, ticker);
+        List<Long> set = new ArrayList<>();
+        threshold.start(millis -> {
+            set.add(millis);
+            return 1;
+        });
+        // too few reads yet: the clients keep the ceiling
+        threshold.update();
+        assertThat(set).containsExactly(2000L);
+        assertThat(stats.getNativeThresholdUpdates()).isZero();
+        for (int i = 0; i < 100; i++) {
+            now.addAndGet(MILLISECONDS.toNanos(1));
+            threshold.record(64 * 1024, MILLISECONDS.toNanos(7));
+        }
+        threshold.update();
+        assertThat(set).containsExactly(2000L, 21L);
+        assertThat(threshold.millis()).isEqualTo(21);
+        assertThat(stats.getNativeThresholdUpdates()).isEqualTo(1);
+
+        // reads in flight together share the storage's bandwidth: recorded as that many times their size, so that
+        // reads slowed by their neighbours are not taken for a slow replica
+        AtomicLong clock = new AtomicLong();
+        NativeAdaptiveThreshold shared = new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
+                10_000, new HedgedReadStats(), new Ticker()
+                {
+                    @Override
+                    public long read()
+                    {
+                        return clock.get();
+                    }
+                });
+        List<Long> sharedSet = new ArrayList<>();
+        shared.start(millis -> {
+            sharedSet.add(millis);
+            return 1;
+        });
+        // alone: 2 MB in 260 ms (8 MB/s); eight at once: 1 MB in 1 s each, the largest reads alone faster
+        for (int i = 0; i < 50; i++) {
+            shared.readFinished(2 << 20, MILLISECONDS.toNanos(260), shared.readStarted(), true);
+        }
+        for (int burst = 0; burst < 10; burst++) {
+            List<Integer> started = new ArrayList<>();
+            for (int read = 0; read < 8; read++) {
+                started.add(shared.readStarted());
+            }
+            for (int read = 0; read < 8; read++) {
+                shared.readFinished(1 << 20, MILLISECONDS.toNanos(1000), started.get(read), true);
+            }
+        }
+        shared.update();
+        assertThat(shared.millis()).as("threshold above the reads of a burst").isGreaterThan(1000);
+        // a failed read leaves the count of reads in flight right
+        int before = shared.readStarted();
+        shared.readFinished(1 << 20, 0, before, false);
+        assertThat(shared.readStarted()).isEqualTo(before);
+
+        // the clients refuse: counted once, never thrown, no further tries
+        threshold.start(millis -> {
+            throw new IllegalAccessException("refused");
+        });
+        threshold.update();
+        threshold.update();
+        assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
+        assertThat(threshold.millis()).isEqualTo(21);
+    }
+}

@@ -1,0 +1,191 @@
+package io.overdrive.cache.hedge;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The adaptive threshold of HDFS's own hedging against synthetic storage: reads of the sizes a Parquet scan makes
+ * (footers of a few KB to column chunks of a few MB), on healthy latency-bound storage, with one slow replica in three,
+ * and on healthy bandwidth-bound storage.
+ */
+class TestNativeThresholdPolicy
+{
+    private static final long MIN = MILLISECONDS.toNanos(10);
+    private static final long MAX = SECONDS.toNanos(2);
+    private static final long WINDOW = SECONDS.toNanos(10);
+    private static final double FACTOR = 3;
+
+    private final Random random = new Random(42);
+
+    /** A healthy read: a first-byte latency, then the bytes at a bandwidth, with 0-20% jitter. */
+    private long healthy(long bytes, double firstByteMillis, double megabytesPerSecond)
+    {
+        double millis = firstByteMillis + bytes / (megabytesPerSecond * 1024 * 1024) * 1000;
+        return (long) (MILLISECONDS.toNanos(1) * millis * (1 + 0.2 * random.nextDouble()));
+    }
+
+    private long size()
+    {
+        // a few small reads (footers, dictionaries) and many column chunks up to 4 MB
+        return random.nextInt(4) == 0 ? 1024 + random.nextInt(64 * 1024) : 256 * 1024 + random.nextInt(4 * 1024 * 1024);
+    }
+
+    private record Read(long bytes, long nanos) {}
+
+    private long threshold(List<Read> reads)
+    {
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        long now = 0;
+        for (Read read : reads) {
+            now += MILLISECONDS.toNanos(5);
+            policy.record(read.bytes(), read.nanos(), now);
+        }
+        return policy.thresholdNanos(now).orElseThrow();
+    }
+
+    @Test
+    void latencyBoundHealthyStorageGetsALowThresholdAboveItsReads()
+    {
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            long bytes = size();
+            reads.add(new Read(bytes, healthy(bytes, 5, 1000)));
+        }
+        long threshold = threshold(reads);
+        assertThat(threshold).isLessThan(MILLISECONDS.toNanos(50));
+        // no healthy read is hedged
+        assertThat(reads).allMatch(read -> read.nanos() < threshold);
+    }
+
+    @Test
+    void oneSlowReplicaInThreeKeepsTheThresholdLow()
+    {
+        // one read in three goes to a replica that waits a further 500 ms; HDFS hedges it after the threshold, so the
+        // reader sees at most the threshold plus a healthy read: feed back what the reader sees, as the catalog does
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        long now = 0;
+        long threshold = MAX;
+        List<Long> thresholds = new ArrayList<>();
+        for (int second = 0; second < 30; second++) {
+            for (int i = 0; i < 200; i++) {
+                now += MILLISECONDS.toNanos(5);
+                long bytes = size();
+                long nanos = healthy(bytes, 5, 1000);
+                if (random.nextInt(3) == 0) {
+                    long slow = nanos + MILLISECONDS.toNanos(500);
+                    nanos = Math.min(slow, threshold + healthy(bytes, 5, 1000));
+                }
+                policy.record(bytes, nanos, now);
+            }
+            threshold = policy.thresholdNanos(now).orElse(threshold);
+            thresholds.add(threshold);
+        }
+        // adapted after the first second, and stays well below the slow replica's 500 ms without drifting up
+        assertThat(thresholds).allMatch(nanos -> nanos < MILLISECONDS.toNanos(60));
+    }
+
+    @Test
+    void bandwidthBoundHealthyStorageGetsAThresholdAboveItsLargestReads()
+    {
+        // 8 MB/s and 15 ms a request: a 4 MB read lasts half a second, and is healthy
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            long bytes = size();
+            reads.add(new Read(bytes, healthy(bytes, 15, 8)));
+        }
+        long threshold = threshold(reads);
+        assertThat(reads).allMatch(read -> read.nanos() < threshold);
+        assertThat(threshold).isLessThanOrEqualTo(MAX);
+    }
+
+    @Test
+    void aFixedFiftyMillisecondsWouldHedgeMostBandwidthBoundReads()
+    {
+        // the reason the threshold adapts: most of these healthy reads outlast 50 ms
+        long slowerThanFifty = 0;
+        for (int i = 0; i < 1000; i++) {
+            long bytes = size();
+            if (healthy(bytes, 15, 8) > MILLISECONDS.toNanos(50)) {
+                slowerThanFifty++;
+            }
+        }
+        assertThat(slowerThanFifty).isGreaterThan(500);
+    }
+
+    @Test
+    void noThresholdUntilEnoughRecentReads()
+    {
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        for (int i = 0; i < NativeThresholdPolicy.MIN_SAMPLES - 1; i++) {
+            policy.record(1024, MILLISECONDS.toNanos(5), i);
+        }
+        assertThat(policy.thresholdNanos(NativeThresholdPolicy.MIN_SAMPLES)).isEmpty();
+        policy.record(1024, MILLISECONDS.toNanos(5), NativeThresholdPolicy.MIN_SAMPLES);
+        assertThat(policy.thresholdNanos(NativeThresholdPolicy.MIN_SAMPLES)).hasValue(MILLISECONDS.toNanos(15));
+        // reads older than the window no longer count
+        assertThat(policy.thresholdNanos(NativeThresholdPolicy.MIN_SAMPLES + WINDOW + 1)).isEmpty();
+        // empty reads say nothing about the storage
+        policy.record(0, MILLISECONDS.toNanos(5), 0);
+    }
+
+    @Test
+    void followsTheStorageWithinTheWindow()
+    {
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        long now = 0;
+        for (int i = 0; i < 1000; i++) {
+            now += MILLISECONDS.toNanos(5);
+            long bytes = size();
+            policy.record(bytes, healthy(bytes, 15, 8), now);
+        }
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isGreaterThan(MILLISECONDS.toNanos(500));
+        // the storage heals: a few seconds of fast reads bring the threshold down
+        for (int i = 0; i < 1000; i++) {
+            now += MILLISECONDS.toNanos(5);
+            long bytes = size();
+            policy.record(bytes, healthy(bytes, 5, 1000), now);
+        }
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isLessThan(MILLISECONDS.toNanos(50));
+    }
+
+    @Test
+    void noThresholdDuringTheWarmUpAfterTheFirstRead()
+    {
+        // a catalog's first reads are footers: small and fast. The column chunks that follow would all be hedged if
+        // the threshold followed the footers at once
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, WINDOW);
+        long now = SECONDS.toNanos(100);
+        for (int i = 0; i < 100; i++) {
+            now += MILLISECONDS.toNanos(1);
+            policy.record(16 * 1024, MILLISECONDS.toNanos(6), now);
+        }
+        assertThat(policy.thresholdNanos(now)).isEmpty();
+        for (int i = 0; i < 100; i++) {
+            now += MILLISECONDS.toNanos(100);
+            policy.record(4 << 20, MILLISECONDS.toNanos(520), now);
+        }
+        // 10 s after the first read: the model has seen the large reads
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isGreaterThan(MILLISECONDS.toNanos(520));
+    }
+
+    @Test
+    void keptWithinFloorAndCeiling()
+    {
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        for (int i = 0; i < 100; i++) {
+            policy.record(1024, 1000, i);
+        }
+        assertThat(policy.thresholdNanos(100)).hasValue(MIN);
+        for (int i = 0; i < 1000; i++) {
+            policy.record(1024, SECONDS.toNanos(5), 100 + i);
+        }
+        assertThat(policy.thresholdNanos(1100)).hasValue(MAX);
+    }
+}
