@@ -294,6 +294,13 @@ final class SharedPageReader
         return runs;
     }
 
+    // the bytes one remote read of the run reads: from its first page to the end of its last, pages between included
+    private long runLength(List<Claim> run)
+    {
+        long start = run.getFirst().pageId().getPageIndex() * pageSize;
+        return Math.min(fileLength, (run.getLast().pageId().getPageIndex() + 1) * pageSize) - start;
+    }
+
     /**
      * The bytes one remote read of the run reads, {@code [start, end)} in the file: from its first page to the end of
      * its last, pages between included; for a reader's own read that does not continue a stream, only from the chunk
