@@ -63,7 +63,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (all DataNodes together, per second, default 8MB: a light scan then waits on storage 8-9 tenths of its time; 1TB or
  * more: no limit), {@code concurrency} (default 1,2,5,10), {@code read-ahead}
  * (the sweep's values, default 0,2,4,8; empty skips the sweep), {@code shared-scans} (default true; false runs only
- * {@code hive} and a cache catalog without any shared-scan property, for a plugin built before shared scans).
+ * {@code hive} and a cache catalog without any shared-scan property, for a plugin built before shared scans),
+ * {@code hedging} (default true: report each catalog's hedged read counters; false for a plugin built before them),
+ * {@code settle} (default false; true: every catalog runs the light query once, unmeasured, at the measured storage
+ * speed before the rounds). {@code scan_unhedged} is {@code scan_on} with hedged reads off: what hedging costs.
  */
 public class SharedScanBenchmark
 {
@@ -72,6 +75,8 @@ public class SharedScanBenchmark
     static final String ON = "scan_on";
     // shared scans with their defaults but row-group prefetch off: what prefetch adds to one cold query
     static final String NO_PREFETCH = "scan_noprefetch";
+    // the page cache's defaults with hedged reads off (hedged-read.threadpool-size=0): what hedging costs on healthy storage
+    static final String UNHEDGED = "scan_unhedged";
     static final String SCHEMA = "scan";
     static final String ROW_GROUP_SIZE = "16MB";
     // light: four narrow columns, a filter and a sum, so that a cold scan waits on storage rather than on the CPUs
@@ -107,6 +112,12 @@ public class SharedScanBenchmark
     private final List<Integer> concurrency = integers(System.getProperty("overdrive.benchmark.scan.concurrency", "1,2,5,10"));
     private final List<Integer> readAhead = integers(System.getProperty("overdrive.benchmark.scan.read-ahead", "0,2,4,8"));
     private final boolean sharedScans = Boolean.parseBoolean(System.getProperty("overdrive.benchmark.scan.shared-scans", "true"));
+    // hedged reads are on by default: their counters are read from every overdrive_hive catalog (false: a plugin
+    // built before they were)
+    private final boolean hedging = Boolean.parseBoolean(System.getProperty("overdrive.benchmark.scan.hedging", "true"));
+    // every catalog runs the light query once more, unmeasured, at the measured storage speed before the rounds: the
+    // storage has been this speed for a while, as in a running cluster (without it, it slows 100-fold at the first round)
+    private final boolean settle = Boolean.getBoolean("overdrive.benchmark.scan.settle");
 
     private final List<Double> loadSamples = Collections.synchronizedList(new ArrayList<>());
     private final List<String> mismatches = Collections.synchronizedList(new ArrayList<>());
@@ -146,6 +157,11 @@ public class SharedScanBenchmark
                 long countedBefore = hdfs.bytesRead();
                 hdfs.setReadDelay(Duration.ofMillis(readDelayMillis));
                 hdfs.setReadBandwidth(bandwidth.toBytes());
+                Map<String, Map<String, Long>> hedgesBefore = hedgeCounters();
+                if (settle) {
+                    settleStorage();
+                }
+                Map<String, Map<String, Long>> hedgesSettled = hedgeCounters();
                 Map<String, Map<String, List<Run>>> runs = rounds();
                 Map<String, Map<Integer, Map<String, List<Run>>>> sweep = readAheadSweep();
                 hdfs.clearReadBandwidth();
@@ -155,6 +171,7 @@ public class SharedScanBenchmark
 
                 report.append(results(runs));
                 report.append(sweepResults(sweep));
+                report.append(hedgeResults(hedgesBefore, hedgesSettled, hedgeCounters()));
                 report.append("DataNodes' `BytesRead` metric over the measured runs: %s; the bytes counted as sent by the bandwidth hook, which the tables use: %s (%+.2f%%).\n"
                         .formatted(formatBytes(metric), formatBytes(counted), 100.0 * (counted - metric) / metric));
             }
@@ -185,14 +202,15 @@ public class SharedScanBenchmark
         }
         builder.catalog(OFF, "overdrive_hive", cache(work, hive, OFF, Map.of("cache.shared-scans.enabled", "false")))
                 .catalog(ON, "overdrive_hive", cache(work, hive, ON, Map.of()))
-                .catalog(NO_PREFETCH, "overdrive_hive", cache(work, hive, NO_PREFETCH, Map.of("cache.row-group-prefetch", "false")));
+                .catalog(NO_PREFETCH, "overdrive_hive", cache(work, hive, NO_PREFETCH, Map.of("cache.row-group-prefetch", "false")))
+                .catalog(UNHEDGED, "overdrive_hive", cache(work, hive, UNHEDGED, Map.of("hedged-read.threadpool-size", "0")));
         for (int pages : readAhead) {
             builder.catalog(readAheadCatalog(pages), "overdrive_hive", cache(work, hive, readAheadCatalog(pages), Map.of("cache.read-ahead", Integer.toString(pages))));
         }
         return builder.start();
     }
 
-    private static Map<String, String> cache(Path work, Map<String, String> hive, String catalog, Map<String, String> sharedScans)
+    private Map<String, String> cache(Path work, Map<String, String> hive, String catalog, Map<String, String> sharedScans)
     {
         Map<String, String> properties = new LinkedHashMap<>(hive);
         properties.put("cache.enabled", "true");
@@ -264,6 +282,7 @@ public class SharedScanBenchmark
         }
         if (sharedScans) {
             check(NO_PREFETCH, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(NO_PREFETCH)), "warm-up");
+            check(UNHEDGED, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(UNHEDGED)), "warm-up");
         }
         if (sharedScans && !readAhead.isEmpty()) {
             SWEEP_QUERIES.values().forEach(sql -> expected.computeIfAbsent(sql, _ -> cluster.query(sql.formatted(HIVE))));
@@ -272,6 +291,118 @@ public class SharedScanBenchmark
             }
         }
         unlimited = run(HIVE, List.of(LIGHT_QUERY), "warm-up, storage unlimited");
+    }
+
+    // unmeasured: every catalog's light query once at the measured storage speed
+    private void settleStorage()
+    {
+        log("settle");
+        run(HIVE, List.of(LIGHT_QUERY), "settle");
+        for (String catalog : overdriveCatalogs()) {
+            run(catalog, List.of(LIGHT_QUERY), "settle");
+        }
+    }
+
+    private List<String> overdriveCatalogs()
+    {
+        List<String> catalogs = new ArrayList<>(catalogs());
+        catalogs.remove(HIVE);
+        if (sharedScans) {
+            catalogs.add(NO_PREFETCH);
+            catalogs.add(UNHEDGED);
+            for (int pages : readAhead) {
+                catalogs.add(readAheadCatalog(pages));
+            }
+        }
+        return catalogs.stream().distinct().toList();
+    }
+
+    // the adaptive threshold of HDFS's own hedging during one run, polled over JMX: its range, and where it was when
+    // HDFS hedged
+    private final class HedgeTrace
+    {
+        private final String catalog;
+        private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
+        private final List<String> hedges = Collections.synchronizedList(new ArrayList<>());
+        private final long started = System.nanoTime();
+        private volatile long lastOps;
+        private volatile long minMillis = Long.MAX_VALUE;
+        private volatile long maxMillis;
+
+        HedgeTrace(String catalog)
+        {
+            this.catalog = catalog;
+            this.lastOps = stat("HedgedReadOps");
+            poller.scheduleWithFixedDelay(this::poll, 0, 100, MILLISECONDS);
+        }
+
+        private long stat(String attribute)
+        {
+            return cluster.sumOverWorkers("io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog), attribute);
+        }
+
+        private void poll()
+        {
+            try {
+                record();
+            }
+            catch (RuntimeException e) {
+                hedges.add("poll failed: " + e);
+            }
+        }
+
+        private void record()
+        {
+            long millis = stat("NativeThresholdMillis");
+            long ops = stat("HedgedReadOps");
+            minMillis = Math.min(minMillis, millis);
+            maxMillis = Math.max(maxMillis, millis);
+            if (ops > lastOps) {
+                hedges.add("%d at %.1f s (threshold %d ms)".formatted(ops - lastOps, (System.nanoTime() - started) / 1e9, millis));
+                lastOps = ops;
+            }
+        }
+
+        String stop()
+        {
+            poller.shutdownNow();
+            return "threshold %d-%d ms, hedges: %s".formatted(minMillis, maxMillis, hedges.isEmpty() ? "none" : String.join(", ", hedges));
+        }
+    }
+
+    // per overdrive_hive catalog, the worker's hedged read counters; empty without hedging
+    private Map<String, Map<String, Long>> hedgeCounters()
+    {
+        Map<String, Map<String, Long>> counters = new LinkedHashMap<>();
+        if (!hedging) {
+            return counters;
+        }
+        for (String catalog : overdriveCatalogs()) {
+            Map<String, Long> values = new LinkedHashMap<>();
+            for (String attribute : List.of("HedgedReadOps", "NativeThresholdMillis", "NativeThresholdSlowdowns")) {
+                values.put(attribute, cluster.sumOverWorkers("io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog), attribute));
+            }
+            counters.put(catalog, values);
+        }
+        return counters;
+    }
+
+    private String hedgeResults(Map<String, Map<String, Long>> before, Map<String, Map<String, Long>> settled, Map<String, Map<String, Long>> after)
+    {
+        if (!hedging) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("Hedged reads at their defaults in every `overdrive_hive` catalog but `%s` (HDFS's own hedging at Overdrive's adaptive threshold)%s. The worker's `HedgedReadStats` per catalog:\n\n"
+                .formatted(UNHEDGED, settle ? "; before the rounds every catalog ran the light query once, unmeasured, at the measured storage speed" : "; the storage slowed from unlimited to the measured speed at the first round"))
+                .append("| catalog | hedges while settling | hedges in the rounds and sweep | threshold at the end (ms) | storage-wide slowdowns seen |\n|---|---:|---:|---:|---:|\n");
+        for (String catalog : after.keySet()) {
+            out.append("| `%s` | %d | %d | %d | %d |\n".formatted(catalog,
+                    settled.get(catalog).get("HedgedReadOps") - before.get(catalog).get("HedgedReadOps"),
+                    after.get(catalog).get("HedgedReadOps") - settled.get(catalog).get("HedgedReadOps"),
+                    after.get(catalog).get("NativeThresholdMillis"),
+                    after.get(catalog).get("NativeThresholdSlowdowns")));
+        }
+        return out.append("\n").toString();
     }
 
     private Map<String, Map<String, List<Run>>> rounds()
@@ -288,6 +419,7 @@ public class SharedScanBenchmark
                 List<String> catalogs = new ArrayList<>(order);
                 if (scenario.equals("1") && sharedScans) {
                     catalogs.add(round % 2 == 0 ? catalogs.size() : 0, NO_PREFETCH);
+                    catalogs.add(round % 2 == 0 ? 0 : catalogs.size(), UNHEDGED);
                 }
                 for (String catalog : catalogs) {
                     add(runs, catalog, scenario, run(catalog, queries(scenario), "round %d, %s".formatted(round + 1, describe(scenario))));
@@ -342,6 +474,7 @@ public class SharedScanBenchmark
         long bytesBefore = hdfs.bytesRead();
         long requestsBefore = hdfs.readRequests();
         ExecutorService executor = Executors.newFixedThreadPool(queries.size());
+        HedgeTrace trace = hedging && !catalog.equals(HIVE) && !catalog.equals(UNHEDGED) ? new HedgeTrace(catalog) : null;
         try {
             CountDownLatch go = new CountDownLatch(1);
             List<Future<QueryRun>> futures = new ArrayList<>();
@@ -364,6 +497,9 @@ public class SharedScanBenchmark
                 mismatched += query.matched() ? 0 : 1;
             }
             double wallMillis = (System.nanoTime() - start) / 1e6;
+            if (trace != null) {
+                log("%s, %s: %s".formatted(label, catalog, trace.stop()));
+            }
             long bytes = hdfs.bytesRead() - bytesBefore;
             long requests = hdfs.readRequests() - requestsBefore;
             Map<String, Long> counters = new LinkedHashMap<>();
@@ -558,6 +694,7 @@ public class SharedScanBenchmark
         List<String> catalogs = new ArrayList<>(catalogs());
         if (sharedScans) {
             catalogs.add(NO_PREFETCH);
+            catalogs.add(UNHEDGED);
         }
         for (String catalog : catalogs) {
             List<Run> cache = runs.get(catalog).get("1");
@@ -565,6 +702,13 @@ public class SharedScanBenchmark
             double bytes = medianRatio(cache, stock, run -> (double) run.bytes());
             double requests = medianRatio(cache, stock, run -> (double) run.requests());
             out.append("| `%s` | %.2fx | %.2fx | %.2fx | %s | %s |\n".formatted(catalog, wall, bytes, requests, bytes <= 1.05 ? "yes" : "no", wall <= 1.0 ? "yes" : "no"));
+        }
+        if (sharedScans) {
+            List<Run> unhedged = runs.get(UNHEDGED).get("1");
+            double wall = medianRatio(runs.get(ON).get("1"), unhedged, Run::wallMillis);
+            double bytes = medianRatio(runs.get(ON).get("1"), unhedged, run -> (double) run.bytes());
+            out.append("\nWhat hedged reads at their defaults cost on this healthy storage: `%s` against `%s` (the same catalog with `hedged-read.threadpool-size=0`) in the same round: wall %.2fx (goal <= 1.02x: %s), DataNode bytes %.2fx (goal <= 1.05x: %s).\n"
+                    .formatted(ON, UNHEDGED, wall, wall <= 1.02 ? "yes" : "no", bytes, bytes <= 1.05 ? "yes" : "no"));
         }
         return out.append('\n').toString();
     }

@@ -21,8 +21,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
- * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}: off by default
- * as there, but once on, the threshold adapts to the storage unless it is set.
+ * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}, but hedging is
+ * on by default where HDFS serves ({@code NATIVE}: HDFS's own hedging, which sends the hedge to another replica), and
+ * the threshold adapts to the storage unless it is set. Other storage is hedged by Overdrive's wrapper when asked
+ * ({@code AUTO} or {@code WRAPPER}).
  */
 public class HedgedReadConfig
 {
@@ -47,14 +49,16 @@ public class HedgedReadConfig
         }
     }
 
-    private int threadPoolSize;
+    private int threadPoolSize = 32;
     private String threshold = ADAPTIVE;
     private double adaptivePercentile = 95;
     private double adaptiveFactor = 3;
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
     private Duration adaptiveMax = new Duration(10, SECONDS);
     private double maxRatio = 0.05;
-    private Mode mode = Mode.AUTO;
+    private Mode mode = Mode.NATIVE;
+    // whether hedged-read.mode was set: NATIVE without HDFS is then a mistake, where the default only has nothing to do
+    private boolean modeSet;
 
     @Min(0)
     public int getThreadPoolSize()
@@ -63,7 +67,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.threadpool-size")
-    @ConfigDescription("Threads for hedged reads, started on demand; 0 (the default) turns hedged reads off")
+    @ConfigDescription("Threads for hedged reads, started on demand; 0 turns hedged reads off")
     public HedgedReadConfig setThreadPoolSize(int threadPoolSize)
     {
         this.threadPoolSize = threadPoolSize;
@@ -202,10 +206,17 @@ public class HedgedReadConfig
 
     // a String setter so that an unknown name fails validation with the allowed values, as cache.eviction-policy does
     @Config("hedged-read.mode")
-    @ConfigDescription("AUTO: HDFS's own replica-aware hedging for HDFS, Overdrive's wrapper elsewhere; NATIVE: HDFS only; WRAPPER: every storage")
+    @ConfigDescription("NATIVE (the default): HDFS's own replica-aware hedging for HDFS, other storage not hedged; AUTO: the same, and Overdrive's wrapper for other storage; WRAPPER: the wrapper for every storage")
     public HedgedReadConfig setMode(String mode)
     {
         this.mode = Mode.fromName(mode).orElse(null);
+        this.modeSet = true;
         return this;
+    }
+
+    /** Whether {@code hedged-read.mode} was set, rather than left at its default. */
+    public boolean modeWasSet()
+    {
+        return modeSet;
     }
 }

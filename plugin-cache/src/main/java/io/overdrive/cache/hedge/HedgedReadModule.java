@@ -42,8 +42,8 @@ public class HedgedReadModule
         FileSystemConfig fileSystem = otherConfigs.build(FileSystemConfig.class);
         boolean pageCache = otherConfigs.build(PageCacheConfig.class).isEnabled();
 
-        if (config.isEnabled() && config.getMode() == Mode.NATIVE && !fileSystem.isHadoopEnabled()) {
-            throw new IllegalArgumentException("hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=wrapper");
+        if (config.isEnabled() && config.getMode() == Mode.NATIVE && config.modeWasSet() && !fileSystem.isHadoopEnabled()) {
+            throw new IllegalArgumentException("hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=auto or wrapper for other storage");
         }
         boolean seeReads = HedgedReads.needsReads(config, fileSystem);
         if (seeReads && fileSystem.isCacheEnabled()) {
@@ -51,7 +51,13 @@ public class HedgedReadModule
             if (config.getMode() == Mode.WRAPPER) {
                 throw new IllegalArgumentException("hedged-read.mode=wrapper cannot be used with fs.cache.enabled=true (Trino's file system cache): use cache.enabled=true (Overdrive's page cache, which hedges its misses) instead of fs.cache.enabled, or hedged-read.mode=native for HDFS");
             }
-            log.warn("fs.cache.enabled=true (Trino's file system cache) leaves no room for Overdrive's hedging wrapper: only HDFS's positional reads are hedged, by HDFS itself");
+            String message = "fs.cache.enabled=true (Trino's file system cache) leaves no room for Overdrive's hedging wrapper: only HDFS's positional reads are hedged, by HDFS itself";
+            if (config.modeWasSet()) {
+                log.warn(message);
+            }
+            else {
+                log.info(message);
+            }
             seeReads = false;
         }
         if (!runsSplits) {

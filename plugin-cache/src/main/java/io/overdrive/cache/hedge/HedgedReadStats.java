@@ -35,6 +35,7 @@ public class HedgedReadStats
     private final Map<String, Supplier<Long>> thresholds = new ConcurrentHashMap<>();
     private final AtomicLong nativeThresholdUpdates = new AtomicLong();
     private final AtomicLong nativeThresholdFailures = new AtomicLong();
+    private final AtomicLong nativeThresholdSlowdowns = new AtomicLong();
     private volatile NativeHedgedReadMetrics nativeMetrics = NativeHedgedReadMetrics.NONE;
     private volatile Supplier<Long> nativeThresholdMillis;
 
@@ -102,6 +103,11 @@ public class HedgedReadStats
     void recordNativeThresholdUpdate()
     {
         nativeThresholdUpdates.incrementAndGet();
+    }
+
+    void recordNativeThresholdSlowdown()
+    {
+        nativeThresholdSlowdowns.incrementAndGet();
     }
 
     void recordNativeThresholdFailure()
@@ -196,6 +202,12 @@ public class HedgedReadStats
     public long getNativeThresholdUpdates()
     {
         return nativeThresholdUpdates.get();
+    }
+
+    @Managed(description = "Storage-wide slowdowns seen by the adaptive threshold of HDFS's own hedged reads: most recent reads ran past it, and it was raised at once")
+    public long getNativeThresholdSlowdowns()
+    {
+        return nativeThresholdSlowdowns.get();
     }
 
     @Managed(description = "Times the adaptive threshold of HDFS's own hedged reads could not be set on the HDFS clients (it then stays where it was)")

@@ -38,6 +38,8 @@ public final class HedgedReads
     private static final int NATIVE_SAMPLES = 1000;
     private static final long NATIVE_WINDOW_NANOS = SECONDS.toNanos(10);
     private static final long NATIVE_WARM_UP_NANOS = SECONDS.toNanos(3);
+    // four times a second: a storage-wide slowdown raises the threshold within a quarter of a second of being seen
+    private static final long NATIVE_UPDATE_MILLIS = 250;
 
     private final HedgedReadConfig config;
     private final boolean nativeHdfs;
@@ -46,7 +48,7 @@ public final class HedgedReads
     private final Hedger hedger;
     private final Ticker ticker;
     private final Map<String, HedgeThreshold> thresholds = new ConcurrentHashMap<>();
-    // HDFS's own hedging with hedged-read.threshold=adaptive: its threshold, and the thread that updates it every second
+    // HDFS's own hedging with hedged-read.threshold=adaptive: its threshold, and the thread that updates it four times a second
     private final Optional<NativeAdaptiveThreshold> nativeThreshold;
     private final ScheduledExecutorService nativeThresholdUpdater;
 
@@ -94,7 +96,7 @@ public final class HedgedReads
     }
 
     /**
-     * With an adaptive threshold for HDFS's own hedging, starts setting it every second on the catalog's HDFS clients,
+     * With an adaptive threshold for HDFS's own hedging, starts setting it four times a second on the catalog's HDFS clients,
      * through {@code setter}; empty: they cannot be reached, and keep the threshold they were created with.
      */
     void startNativeThreshold(Optional<NativeAdaptiveThreshold.Setter> setter)
@@ -105,7 +107,7 @@ public final class HedgedReads
                 return;
             }
             threshold.start(setter.get());
-            nativeThresholdUpdater.scheduleWithFixedDelay(threshold::update, 1, 1, SECONDS);
+            nativeThresholdUpdater.scheduleWithFixedDelay(threshold::update, NATIVE_UPDATE_MILLIS, NATIVE_UPDATE_MILLIS, MILLISECONDS);
         });
     }
 

@@ -50,7 +50,7 @@ public final class NativeHdfsHedging
         Map<String, String> configured = new HashMap<>(properties);
         configured.merge(CONFIG_RESOURCES, resource.toString(), (files, added) -> files + "," + added);
         log.info("Catalog %s: HDFS hedged reads on (%s=%s, %s=%s%s)", catalogName, THREADPOOL_SIZE, config.getThreadPoolSize(), THRESHOLD_MILLIS, thresholdMillis,
-                config.isAdaptive() ? ", adapted every second from the catalog's reads" : "");
+                config.isAdaptive() ? ", adapted four times a second from the catalog's reads" : "");
         return ImmutableMap.copyOf(configured);
     }
 

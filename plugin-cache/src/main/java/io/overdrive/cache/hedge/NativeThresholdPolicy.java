@@ -16,13 +16,21 @@ import static com.google.common.base.Preconditions.checkArgument;
  * their median size, the median latency {@code b} of the largest quarter at theirs, and the line through both. The
  * threshold is {@code factor} times the modelled time of a read of the 95th percentile size, kept within a floor and a
  * ceiling. A hedged read ends early (at most the threshold plus a healthy read), which keeps a slow replica's reads near
- * the threshold; as they stay a minority they never become the median, so the threshold does not chase them.
+ * the threshold; as they stay a minority they never become the median, so the threshold does not chase them. When
+ * the storage itself slows (most reads run past the threshold), the medians of a window would follow only after
+ * seconds of hedging every read; {@link #slowdownThresholdNanos} raises the threshold at once instead.
  * <p>
  * Not thread-safe: {@link NativeAdaptiveThreshold} records and computes under its lock.
  */
 final class NativeThresholdPolicy
 {
     static final int MIN_SAMPLES = 20;
+    // a storage-wide slowdown: of the latest reads of at least LARGE_READ_BYTES (in flight, then ended last), at least
+    // this many ran past the threshold, and nine in ten of them did. Reads sent to one slow replica in three do so in
+    // about one draw of 10 reads in 3,000
+    static final int RECENT_READS = 10;
+    static final int MIN_OVERRUNS = 9;
+    static final long LARGE_READ_BYTES = 64 * 1024;
 
     private final double factor;
     private final long minNanos;
@@ -30,11 +38,15 @@ final class NativeThresholdPolicy
     private final long windowNanos;
     private final long warmUpNanos;
     private final long[] bytes;
+    private final long[] rawBytes;
     private final long[] nanos;
     private final long[] times;
     private int next;
     private int size;
     private long firstRecorded;
+    // reads that ended before this (ticker nanos) describe the storage before a slowdown and no longer count
+    private boolean forgetting;
+    private long forgetBefore;
 
     NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos, long warmUpNanos)
     {
@@ -47,6 +59,7 @@ final class NativeThresholdPolicy
         this.windowNanos = windowNanos;
         this.warmUpNanos = warmUpNanos;
         this.bytes = new long[capacity];
+        this.rawBytes = new long[capacity];
         this.nanos = new long[capacity];
         this.times = new long[capacity];
     }
@@ -54,13 +67,25 @@ final class NativeThresholdPolicy
     /** A read of {@code readBytes} bytes took {@code latencyNanos}, ending at {@code now} (ticker nanos). */
     void record(long readBytes, long latencyNanos, long now)
     {
-        if (readBytes <= 0 || latencyNanos < 0) {
+        record(readBytes, readBytes, latencyNanos, now);
+    }
+
+    /**
+     * A read of {@code readBytes} bytes took {@code latencyNanos}, ending at {@code now} (ticker nanos); the model takes
+     * it as {@code modelBytes} long (the caller's weighing).
+     */
+    void record(long readBytes, long modelBytes, long latencyNanos, long now)
+    {
+        if (readBytes <= 0 || modelBytes <= 0 || latencyNanos < 0) {
             return;
         }
-        if (size == 0 && next == 0) {
+        if (size == 0 || now - times[Math.floorMod(next - 1, bytes.length)] > windowNanos) {
+            // the first read, or the first after the window emptied (the catalog was idle): a new query reads its
+            // footers first, and the threshold set before is kept until its large reads are seen
             firstRecorded = now;
         }
-        bytes[next] = readBytes;
+        bytes[next] = modelBytes;
+        rawBytes[next] = readBytes;
         nanos[next] = latencyNanos;
         times[next] = now;
         next = (next + 1) % bytes.length;
@@ -68,9 +93,10 @@ final class NativeThresholdPolicy
     }
 
     /**
-     * The threshold the recent reads call for; empty during the warm-up after the first read (the first reads of a
-     * catalog are its footers and metadata, small and fast: the large reads that follow would be hedged before the
-     * model sees any), and until {@link #MIN_SAMPLES} reads of the last window are known.
+     * The threshold the recent reads call for; empty during the warm-up after the first read, and after the first read
+     * that follows an idle window (the first reads of a query are its footers and metadata, small and fast: the large
+     * reads that follow would be hedged before the model sees any), and until {@link #MIN_SAMPLES} reads of the last
+     * window are known.
      */
     OptionalLong thresholdNanos(long now)
     {
@@ -80,7 +106,7 @@ final class NativeThresholdPolicy
         int count = 0;
         long[][] samples = new long[size][];
         for (int i = 0; i < size; i++) {
-            if (now - times[i] <= windowNanos) {
+            if (now - times[i] <= windowNanos && !forgotten(times[i])) {
                 samples[count++] = new long[] {bytes[i], nanos[i]};
             }
         }
@@ -103,6 +129,60 @@ final class NativeThresholdPolicy
             modelled = Math.max(largeNanos, largeNanos + nanosPerByte * (sizeP95 - largeBytes));
         }
         return OptionalLong.of(Math.clamp((long) (factor * modelled), minNanos, maxNanos));
+    }
+
+    /**
+     * A storage-wide slowdown: the threshold {@code thresholdNanos} in force is below what most reads now take. A slow
+     * replica delays a minority of reads (one replica in three at most); when, of the {@link #RECENT_READS} latest
+     * reads of at least {@link #LARGE_READ_BYTES} (the reads in flight, {@code inFlightBytes} long and
+     * {@code inFlightAges} running so far, then the reads that ended last, within the window), at least
+     * {@link #MIN_OVERRUNS} ran past the threshold, the storage itself is slower, and a hedge would only add a second
+     * slow read. Smaller reads (footers, dictionaries) are left out: on storage slowed by its bandwidth they still end in
+     * time. The reads recorded until now are forgotten (they describe the storage before), and the threshold returned
+     * is {@code factor} times the longest of what the reads past it took or have run so far (at least twice the one in
+     * force, within the floor and ceiling): it holds until {@link #MIN_SAMPLES} reads of the slower storage give the
+     * model again. Empty: no slowdown.
+     */
+    OptionalLong slowdownThresholdNanos(long now, long thresholdNanos, long[] inFlightBytes, long[] inFlightAges)
+    {
+        checkArgument(inFlightBytes.length == inFlightAges.length, "inFlightBytes and inFlightAges differ in length");
+        long[] latest = new long[Math.max(RECENT_READS, inFlightAges.length)];
+        int count = 0;
+        for (int i = 0; i < inFlightAges.length; i++) {
+            if (inFlightBytes[i] >= LARGE_READ_BYTES) {
+                latest[count++] = inFlightAges[i];
+            }
+        }
+        for (int i = 1; i <= size && count < RECENT_READS; i++) {
+            int index = Math.floorMod(next - i, bytes.length);
+            if (now - times[index] > windowNanos || forgotten(times[index])) {
+                break;
+            }
+            if (rawBytes[index] >= LARGE_READ_BYTES) {
+                latest[count++] = nanos[index];
+            }
+        }
+        long[] overrun = new long[count];
+        int overruns = 0;
+        for (int i = 0; i < count; i++) {
+            if (latest[i] > thresholdNanos) {
+                overrun[overruns++] = latest[i];
+            }
+        }
+        if (overruns < MIN_OVERRUNS || 10L * overruns < 9L * count) {
+            return OptionalLong.empty();
+        }
+        // the longest of them: the reads in flight are still running, what they have run so far is less than they take
+        long longest = Arrays.stream(overrun, 0, overruns).max().orElseThrow();
+        forgetting = true;
+        forgetBefore = now + 1;
+        long raised = (long) Math.max(factor * longest, 2.0 * thresholdNanos);
+        return OptionalLong.of(Math.clamp(raised, minNanos, maxNanos));
+    }
+
+    private boolean forgotten(long time)
+    {
+        return forgetting && time - forgetBefore < 0;
     }
 
     private static double median(long[][] samples, int column)

@@ -55,7 +55,7 @@ final class PositionalReadInputFile
                 throws IOException
         {
             long start = ticker.read();
-            int inFlight = threshold.map(NativeAdaptiveThreshold::readStarted).orElse(0);
+            NativeAdaptiveThreshold.Read read = threshold.map(adaptive -> adaptive.readStarted(length)).orElse(null);
             boolean succeeded = false;
             try {
                 input.readFully(position, buffer, bufferOffset, length);
@@ -66,8 +66,8 @@ final class PositionalReadInputFile
                 if (succeeded) {
                     stats.recordReadLatency(nanos);
                 }
-                if (threshold.isPresent()) {
-                    threshold.get().readFinished(length, nanos, inFlight, succeeded);
+                if (read != null) {
+                    threshold.get().readFinished(read, nanos, succeeded);
                 }
             }
         }

@@ -150,7 +150,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
         assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "32")), workerContext(false))).as("the page cache off, hedged reads on: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.mode", "AUTO")), workerContext(false))).as("the page cache off, the wrapper asked for: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
     }
 
     @Test
@@ -384,12 +384,13 @@ class TestOverdriveHiveConnectorFactory
     @Test
     void hedgingWrapperIsBoundWhereSplitsRun()
     {
-        // local storage: hedged-read.mode=AUTO hedges it with the wrapper
-        Map<String, String> hedging = with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4"));
+        // local storage: not hedged by default (HDFS's own hedging only); hedged-read.mode=AUTO hedges it with the wrapper
+        assertThat(boundCache(hiveProperties(), workerContext(false))).as("hedging on by default, but only where HDFS serves").isEmpty();
+        Map<String, String> hedging = with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4", "hedged-read.mode", "AUTO"));
         assertThat(boundCache(hedging, workerContext(false))).as("no page cache: the wrapper takes the seam").containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(true))).containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(false))).as("a coordinator that runs no splits reads no data").isEmpty();
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("off by default").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0", "hedged-read.mode", "AUTO")), workerContext(false))).as("a pool of 0 turns hedging off").isEmpty();
         Map<String, String> withPageCache = with(hedging, Map.of(
                 "cache.enabled", "true",
                 "cache.base-directory", warehouse.resolve("cache").toString(),
@@ -408,7 +409,7 @@ class TestOverdriveHiveConnectorFactory
         assertInvalidHedging(Map.of("hedged-read.adaptive-percentile", "100"), "hedged-read.adaptive-percentile must be above 0 and below 100");
         assertInvalidHedging(Map.of("hedged-read.adaptive-min", "2s", "hedged-read.adaptive-max", "1s"), "hedged-read.adaptive-min must not be above hedged-read.adaptive-max");
         assertInvalidHedging(Map.of("hedged-read.adaptive-factor", "0.5"), "hedged-read.adaptive-factor must be at least 1");
-        assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE"), "hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=wrapper");
+        assertInvalidHedging(Map.of("hedged-read.mode", "NATIVE"), "hedged-read.mode=native uses HDFS's own hedged reads, but HDFS is off: set fs.hadoop.enabled=true, or hedged-read.mode=auto or wrapper for other storage");
         assertInvalidHedging(Map.of("hedged-read.mode", "SOMETIMES"), "hedged-read.mode must be one of AUTO, NATIVE, WRAPPER");
         assertInvalidHedging(
                 Map.of("hedged-read.mode", "WRAPPER", "fs.cache.enabled", "true", "fs.cache.directories", warehouse.resolve("trino-cache").toString(), "fs.cache.max-sizes", "64MB"),
@@ -452,7 +453,8 @@ class TestOverdriveHiveConnectorFactory
         assertThat(Files.readString(Path.of(adaptive.get("hive.config.resources").split(",")[1])))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>8</value>")
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>3000</value>");
-        Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true", "hedged-read.threadpool-size", "32"));
+        // the defaults: on, 32 threads, adaptive
+        Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true"));
         assertThat(Files.readString(Path.of(defaults.get("hive.config.resources"))))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>32</value>")
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>10000</value>");

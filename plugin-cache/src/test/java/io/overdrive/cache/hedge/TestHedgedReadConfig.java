@@ -27,18 +27,21 @@ class TestHedgedReadConfig
     void defaults()
     {
         assertRecordedDefaults(recordDefaults(HedgedReadConfig.class)
-                .setThreadPoolSize(0)
+                .setThreadPoolSize(32)
                 .setThreshold("adaptive")
                 .setAdaptivePercentile(95)
                 .setAdaptiveFactor(3)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
-                .setMode("AUTO"));
-        // off by default; once on, the threshold adapts to the storage
+                .setMode("NATIVE"));
+        // on by default, HDFS's own hedging only, at a threshold that adapts to the storage
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
-        assertThat(config.isEnabled()).isFalse();
+        assertThat(config.isEnabled()).isTrue();
+        assertThat(config.getMode()).isEqualTo(HedgedReadConfig.Mode.NATIVE);
+        assertThat(config.modeWasSet()).isFalse();
+        assertThat(new HedgedReadConfig().setMode("native").modeWasSet()).isTrue();
         assertThat(config.isAdaptive()).isTrue();
         assertThat(config.getFixedThreshold()).isEmpty();
     }

@@ -157,23 +157,23 @@ class TestNativeAdaptiveThreshold
         });
         // alone: 2 MB in 260 ms (8 MB/s); eight at once: 1 MB in 1 s each, the largest reads alone faster
         for (int i = 0; i < 50; i++) {
-            shared.readFinished(2 << 20, MILLISECONDS.toNanos(260), shared.readStarted(), true);
+            shared.readFinished(shared.readStarted(2 << 20), MILLISECONDS.toNanos(260), true);
         }
         for (int burst = 0; burst < 10; burst++) {
-            List<Integer> started = new ArrayList<>();
+            List<NativeAdaptiveThreshold.Read> started = new ArrayList<>();
             for (int read = 0; read < 8; read++) {
-                started.add(shared.readStarted());
+                started.add(shared.readStarted(1 << 20));
             }
             for (int read = 0; read < 8; read++) {
-                shared.readFinished(1 << 20, MILLISECONDS.toNanos(1000), started.get(read), true);
+                shared.readFinished(started.get(read), MILLISECONDS.toNanos(1000), true);
             }
         }
         shared.update();
         assertThat(shared.millis()).as("threshold above the reads of a burst").isGreaterThan(1000);
         // a failed read leaves the count of reads in flight right
-        int before = shared.readStarted();
-        shared.readFinished(1 << 20, 0, before, false);
-        assertThat(shared.readStarted()).isEqualTo(before);
+        NativeAdaptiveThreshold.Read before = shared.readStarted(1 << 20);
+        shared.readFinished(before, 0, false);
+        assertThat(shared.readStarted(1 << 20).inFlightAtStart()).isEqualTo(before.inFlightAtStart());
 
         // the clients refuse: counted once, never thrown, no further tries
         threshold.start(millis -> {
@@ -183,5 +183,77 @@ class TestNativeAdaptiveThreshold
         threshold.update();
         assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
         assertThat(threshold.millis()).isEqualTo(21);
+    }
+
+    @Test
+    void aStorageWideSlowdownRaisesTheThresholdWithinOneUpdate()
+    {
+        AtomicLong now = new AtomicLong();
+        Ticker ticker = new Ticker()
+        {
+            @Override
+            public long read()
+            {
+                return now.get();
+            }
+        };
+        HedgedReadStats stats = new HedgedReadStats();
+        NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
+                10_000, stats, ticker);
+        List<Long> set = new ArrayList<>();
+        threshold.start(millis -> {
+            set.add(millis);
+            return 1;
+        });
+        // fast storage: 1 MB in 8 ms
+        for (int i = 0; i < 100; i++) {
+            now.addAndGet(MILLISECONDS.toNanos(10));
+            threshold.record(1 << 20, MILLISECONDS.toNanos(8));
+        }
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(24);
+        assertThat(stats.getNativeThresholdSlowdowns()).isZero();
+
+        // the storage slows to 8 MB/s: the reads in flight run past the threshold, none has ended yet
+        List<NativeAdaptiveThreshold.Read> inFlight = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            inFlight.add(threshold.readStarted(1 << 20));
+        }
+        now.addAndGet(MILLISECONDS.toNanos(20));
+        threshold.update();
+        assertThat(threshold.millis()).as("not yet past the threshold").isEqualTo(24);
+        now.addAndGet(MILLISECONDS.toNanos(80));
+        threshold.update();
+        assertThat(threshold.millis()).as("8 of the 10 latest reads past the threshold: not yet").isEqualTo(24);
+        // two footers end in time, as small reads do on storage slowed by its bandwidth: they are left out
+        threshold.record(16 * 1024, MILLISECONDS.toNanos(6));
+        threshold.record(16 * 1024, MILLISECONDS.toNanos(6));
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(24);
+        // a ninth read runs past it: raised at once, before any of them ended, to 3 x their median
+        inFlight.add(threshold.readStarted(1 << 20));
+        now.addAndGet(MILLISECONDS.toNanos(30));
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(3 * 130);
+        long raised = threshold.millis();
+
+        // the raised threshold holds while the slower storage's reads come in (the fast reads are forgotten), and then
+        // the model of the slower storage takes over, above its reads
+        for (NativeAdaptiveThreshold.Read read : inFlight) {
+            now.addAndGet(MILLISECONDS.toNanos(30));
+            threshold.readFinished(read, MILLISECONDS.toNanos(130), true);
+        }
+        threshold.update();
+        assertThat(threshold.millis()).isEqualTo(raised);
+        for (int i = 0; i < 40; i++) {
+            now.addAndGet(MILLISECONDS.toNanos(130));
+            threshold.record(1 << 20, MILLISECONDS.toNanos(130));
+            threshold.update();
+            assertThat(threshold.millis()).isGreaterThan(130);
+        }
+        assertThat(threshold.millis()).isEqualTo(390);
+        assertThat(stats.getNativeThresholdSlowdowns()).isEqualTo(1);
+        assertThat(stats.getNativeThresholdUpdates()).isEqualTo(2);
     }
 }

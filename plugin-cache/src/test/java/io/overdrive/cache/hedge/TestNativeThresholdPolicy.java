@@ -3,6 +3,7 @@ package io.overdrive.cache.hedge;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -187,5 +188,115 @@ class TestNativeThresholdPolicy
             policy.record(1024, SECONDS.toNanos(5), 100 + i);
         }
         assertThat(policy.thresholdNanos(1100)).hasValue(MAX);
+    }
+
+    @Test
+    void aSlowReplicaIsNotTakenForAStorageWideSlowdown()
+    {
+        // 20 reads a second for ten minutes, one in three to a replica that waits a further 500 ms and is hedged after
+        // the threshold; four updates a second, each with the reads in flight
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        long now = 0;
+        long threshold = MAX;
+        int slowdowns = 0;
+        List<Long> inFlight = new ArrayList<>();
+        List<Long> inFlightBytes = new ArrayList<>();
+        for (int tick = 0; tick < 4 * 600; tick++) {
+            inFlight.clear();
+            inFlightBytes.clear();
+            for (int i = 0; i < 5; i++) {
+                now += MILLISECONDS.toNanos(50);
+                long bytes = size();
+                long nanos = healthy(bytes, 5, 1000);
+                if (random.nextInt(3) == 0) {
+                    nanos = Math.min(nanos + MILLISECONDS.toNanos(500), threshold + healthy(bytes, 5, 1000));
+                }
+                if (i >= 3) {
+                    // the last two of the tick are still running: as far as they got
+                    inFlight.add(random.nextLong(nanos + 1));
+                    inFlightBytes.add(bytes);
+                    continue;
+                }
+                policy.record(bytes, nanos, now);
+            }
+            long[] ages = inFlight.stream().mapToLong(Long::longValue).toArray();
+            if (policy.slowdownThresholdNanos(now, threshold, inFlightBytes.stream().mapToLong(Long::longValue).toArray(), ages).isPresent()) {
+                slowdowns++;
+            }
+            threshold = policy.thresholdNanos(now).orElse(threshold);
+        }
+        assertThat(slowdowns).isZero();
+        assertThat(threshold).isLessThan(MILLISECONDS.toNanos(60));
+    }
+
+    @Test
+    void aStorageWideSlowdownForgetsTheFasterStorage()
+    {
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        long now = 0;
+        for (int i = 0; i < 200; i++) {
+            now += MILLISECONDS.toNanos(5);
+            long bytes = size();
+            policy.record(bytes, healthy(bytes, 5, 1000), now);
+        }
+        long threshold = policy.thresholdNanos(now).orElseThrow();
+        assertThat(threshold).isLessThan(MILLISECONDS.toNanos(50));
+        // every read in flight has run past it: the storage itself slowed
+        long[] inFlight = new long[10];
+        Arrays.fill(inFlight, 4 * threshold);
+        long[] megabyte = new long[10];
+        Arrays.fill(megabyte, 1 << 20);
+        long raised = policy.slowdownThresholdNanos(now, threshold, megabyte, inFlight).orElseThrow();
+        assertThat(raised).isEqualTo(Math.min(MAX, (long) (FACTOR * 4 * threshold)));
+        // the reads of the faster storage no longer count: no model until enough reads of the slower one
+        assertThat(policy.thresholdNanos(now)).isEmpty();
+        for (int i = 0; i < NativeThresholdPolicy.MIN_SAMPLES; i++) {
+            now += MILLISECONDS.toNanos(100);
+            long bytes = size();
+            policy.record(bytes, healthy(bytes, 15, 8), now);
+        }
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isGreaterThan(MILLISECONDS.toNanos(500));
+        // the reads past the threshold hold less than nine in ten of the latest ten's bytes: no slowdown
+        long[] some = new long[10];
+        Arrays.fill(some, 0, 8, SECONDS.toNanos(1));
+        assertThat(policy.slowdownThresholdNanos(now, threshold, megabyte, some)).isEmpty();
+        // nor with fewer than four reads past it, whatever their bytes
+        long[] three = new long[3];
+        Arrays.fill(three, SECONDS.toNanos(1));
+        assertThat(policy.slowdownThresholdNanos(now, SECONDS.toNanos(10), new long[0], new long[0])).isEmpty();
+        NativeThresholdPolicy fresh = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        assertThat(fresh.slowdownThresholdNanos(now, threshold, new long[] {1 << 20, 1 << 20, 1 << 20}, three)).isEmpty();
+    }
+
+    @Test
+    void aQueryAfterAnIdleWindowWaitsForItsLargeReads()
+    {
+        long warmUp = SECONDS.toNanos(3);
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, warmUp);
+        long now = 0;
+        for (int i = 0; i < 100; i++) {
+            now += MILLISECONDS.toNanos(100);
+            policy.record(1 << 20, MILLISECONDS.toNanos(130), now);
+        }
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isEqualTo(MILLISECONDS.toNanos(390));
+        // idle for longer than the window; the next query reads its footers first: no threshold from them alone
+        now += 2 * WINDOW;
+        for (int i = 0; i < 50; i++) {
+            now += MILLISECONDS.toNanos(20);
+            policy.record(16 * 1024, MILLISECONDS.toNanos(6), now);
+        }
+        assertThat(policy.thresholdNanos(now)).isEmpty();
+        // its column chunks follow: after the wait the model has them
+        for (int i = 0; i < 30; i++) {
+            now += MILLISECONDS.toNanos(100);
+            policy.record(1 << 20, MILLISECONDS.toNanos(130), now);
+        }
+        assertThat(policy.thresholdNanos(now).orElseThrow()).isGreaterThanOrEqualTo(MILLISECONDS.toNanos(390));
+        // without an idle window there is no new wait: footers among recent large reads change the model at once
+        for (int i = 0; i < 5; i++) {
+            now += MILLISECONDS.toNanos(20);
+            policy.record(16 * 1024, MILLISECONDS.toNanos(6), now);
+        }
+        assertThat(policy.thresholdNanos(now)).isPresent();
     }
 }
