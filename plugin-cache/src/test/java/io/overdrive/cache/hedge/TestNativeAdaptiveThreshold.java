@@ -107,23 +107,10 @@ class TestNativeAdaptiveThreshold
     void setsWhatTheReadsCallForAndStopsAtTheFirstFailure()
     {
         AtomicLong now = new AtomicLong();
-        Ticker ticker = new Ticker()
-        {
-            @Override
-            public long read()
-            {
-                return now.get();
-            }
-        };
+        Ticker ticker = ticker(now);
         HedgedReadStats stats = new HedgedReadStats();
-        NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
-                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(2000), 1000, MILLISECONDS.toNanos(10_000), 0),
-                2000, stats, ticker);
-        List<Long> set = new ArrayList<>();
-        threshold.start(millis -> {
-            set.add(millis);
-            return 1;
-        });
+        NativeAdaptiveThreshold threshold = adaptive(2000, stats, ticker);
+        List<Long> set = started(threshold);
         // too few reads yet: the clients keep the ceiling
         threshold.update();
         assertThat(set).containsExactly(2000L);
@@ -139,22 +126,8 @@ class TestNativeAdaptiveThreshold
 
         // reads in flight together share the storage's bandwidth: recorded as that many times their size, so that
         // reads slowed by their neighbours are not taken for a slow replica
-        AtomicLong clock = new AtomicLong();
-        NativeAdaptiveThreshold shared = new NativeAdaptiveThreshold(
-                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
-                10_000, new HedgedReadStats(), new Ticker()
-                {
-                    @Override
-                    public long read()
-                    {
-                        return clock.get();
-                    }
-                });
-        List<Long> sharedSet = new ArrayList<>();
-        shared.start(millis -> {
-            sharedSet.add(millis);
-            return 1;
-        });
+        NativeAdaptiveThreshold shared = adaptive(10_000, new HedgedReadStats(), ticker(new AtomicLong()));
+        started(shared);
         // alone: 2 MB in 260 ms (8 MB/s); eight at once: 1 MB in 1 s each, the largest reads alone faster
         for (int i = 0; i < 50; i++) {
             shared.readFinished(shared.readStarted(2 << 20), MILLISECONDS.toNanos(260), true);
@@ -189,23 +162,10 @@ class TestNativeAdaptiveThreshold
     void aStorageWideSlowdownRaisesTheThresholdWithinOneUpdate()
     {
         AtomicLong now = new AtomicLong();
-        Ticker ticker = new Ticker()
-        {
-            @Override
-            public long read()
-            {
-                return now.get();
-            }
-        };
+        Ticker ticker = ticker(now);
         HedgedReadStats stats = new HedgedReadStats();
-        NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
-                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(10_000), 1000, MILLISECONDS.toNanos(10_000), 0),
-                10_000, stats, ticker);
-        List<Long> set = new ArrayList<>();
-        threshold.start(millis -> {
-            set.add(millis);
-            return 1;
-        });
+        NativeAdaptiveThreshold threshold = adaptive(10_000, stats, ticker);
+        started(threshold);
         // fast storage: 1 MB in 8 ms
         for (int i = 0; i < 100; i++) {
             now.addAndGet(MILLISECONDS.toNanos(10));
@@ -255,5 +215,36 @@ class TestNativeAdaptiveThreshold
         assertThat(threshold.millis()).isEqualTo(390);
         assertThat(stats.getNativeThresholdSlowdowns()).isEqualTo(1);
         assertThat(stats.getNativeThresholdUpdates()).isEqualTo(2);
+    }
+
+    private static Ticker ticker(AtomicLong now)
+    {
+        return new Ticker()
+        {
+            @Override
+            public long read()
+            {
+                return now.get();
+            }
+        };
+    }
+
+    // factor 3, 10 ms to maxMillis, the last 1,000 reads of 10 s, no warm-up; the clients start at maxMillis
+    private static NativeAdaptiveThreshold adaptive(long maxMillis, HedgedReadStats stats, Ticker ticker)
+    {
+        return new NativeAdaptiveThreshold(
+                new NativeThresholdPolicy(3, MILLISECONDS.toNanos(10), MILLISECONDS.toNanos(maxMillis), 1000, MILLISECONDS.toNanos(10_000), 0),
+                maxMillis, stats, ticker);
+    }
+
+    // started on clients that take every threshold: what was set on them, in order
+    private static List<Long> started(NativeAdaptiveThreshold threshold)
+    {
+        List<Long> set = new ArrayList<>();
+        threshold.start(millis -> {
+            set.add(millis);
+            return 1;
+        });
+        return set;
     }
 }
