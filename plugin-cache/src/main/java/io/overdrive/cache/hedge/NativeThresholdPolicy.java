@@ -162,18 +162,18 @@ final class NativeThresholdPolicy
                 latest[count++] = nanos[index];
             }
         }
-        long[] overrun = new long[count];
         int overruns = 0;
+        // the longest of them: the reads in flight are still running, what they have run so far is less than they take
+        long longest = 0;
         for (int i = 0; i < count; i++) {
             if (latest[i] > thresholdNanos) {
-                overrun[overruns++] = latest[i];
+                overruns++;
+                longest = Math.max(longest, latest[i]);
             }
         }
         if (overruns < MIN_OVERRUNS || 10L * overruns < 9L * count) {
             return OptionalLong.empty();
         }
-        // the longest of them: the reads in flight are still running, what they have run so far is less than they take
-        long longest = Arrays.stream(overrun, 0, overruns).max().orElseThrow();
         forgetting = true;
         forgetBefore = now + 1;
         long raised = (long) Math.max(factor * longest, 2.0 * thresholdNanos);
