@@ -47,9 +47,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
 /**
- * Soft affinity on real HDFS with four worker processes: a {@code SOFT_AFFINITY} catalog caches each file on at most
- * {@code node-selection.preferred-hosts-count} (2) workers while a {@code NO_PREFERENCE} catalog over the same tables
- * spreads copies around; both answer exactly like stock {@code hive}. Workers die: one killed mid-query under
+ * Soft affinity on real HDFS with four worker processes: a {@code SOFT_AFFINITY} catalog at the placement defaults
+ * caches each file on at most 2 workers (below the load floor a file stays on its first worker; a second copy only if
+ * the workers changed) while a {@code NO_PREFERENCE} catalog over the same tables spreads copies around; both answer exactly like stock {@code hive}. Workers die: one killed mid-query under
  * {@code retry-policy=QUERY}, one under {@code TASK}, one between queries; the queries succeed and placement avoids
  * the dead. Four workers, so that one is still alive after the three kills.
  */
@@ -94,6 +94,9 @@ class TestSoftAffinityMultiProcess
                 .catalog("skew", "overdrive_hive", withCache(hive, "cache-skew", Map.of(
                         "node-selection-strategy", "SOFT_AFFINITY",
                         "node-selection.load-half-life", "1h",
+                        // the relative bound from the first split: these splits weigh a few hundredths of a standard
+                        // split, so all 120 together stay below the default floor of 16 standard splits
+                        "node-selection.load-floor", "0",
                         "node-selection.membership-refresh-interval", "1s",
                         // split weights in proportion to the (small) files' sizes, as they are for files near 64 MB
                         "hive.max-split-size", "1MB",
@@ -170,10 +173,12 @@ class TestSoftAffinityMultiProcess
     {
         // two hot files of similar size (two partitions), read by 6 clients at once: a bound per query would send each
         // query's two splits to the same two workers every time (max/avg 1.5 or 3); the catalog's shared bound spreads them
+        // every query reads the same three columns, so that the bytes a split reads follow its weight (the file's size)
+        // whichever query it belongs to: the bytes per worker then measure the placement, not the mix of queries
         List<String> hot = List.of(
-                "SELECT count(*), sum(totalprice) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH')",
-                "SELECT orderpriority, max(totalprice), min(orderdate) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH') GROUP BY 1 ORDER BY 1",
-                "SELECT count(DISTINCT custkey) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH') AND totalprice > 1000");
+                "SELECT count(*), sum(totalprice), min(orderdate), max(custkey) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH')",
+                "SELECT orderpriority, max(totalprice), min(orderdate), count(DISTINCT custkey) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH') GROUP BY 1 ORDER BY 1",
+                "SELECT count(DISTINCT custkey), sum(totalprice), max(orderdate) FROM %s.affinity.orders WHERE orderpriority IN ('1-URGENT', '2-HIGH')");
         List<List<List<Object>>> expected = hot.stream().map(sql -> cluster.query(sql.formatted("hive"))).toList();
         int clients = 6;
         int queriesPerClient = 10;
@@ -207,8 +212,11 @@ class TestSoftAffinityMultiProcess
         System.out.printf("skewed queries: bytes read per worker %s, max/avg %.3f; placement load max/avg %.3f%n", Arrays.toString(bytes), imbalance, loadImbalance);
         // the bound (1.25) plus the largest split's share of the average: a worker just below the bound takes one more
         // split; the hot partitions' files differ in size, so allow twice an average split of the 120
-        assertThat(loadImbalance).isLessThanOrEqualTo(1.25 + 2.0 * bytes.length / (clients * queriesPerClient * 2));
-        assertThat(imbalance).as("bytes read per worker %s", Arrays.toString(bytes)).isLessThanOrEqualTo(1.30);
+        double loadBound = 1.25 + 2.0 * bytes.length / (clients * queriesPerClient * 2);
+        assertThat(loadImbalance).isLessThanOrEqualTo(loadBound);
+        // the bytes a worker read follow its placed weight up to what the weights do not see (footers, dictionary
+        // pages, the two files' different compression): 0.1 on top of the placement's bound; a bound per query gives 1.5 or more
+        assertThat(imbalance).as("bytes read per worker %s", Arrays.toString(bytes)).isLessThanOrEqualTo(loadBound + 0.1);
         assertThat(Arrays.stream(bytes).min().orElseThrow()).as("bytes read by the least busy worker").isPositive();
     }
 

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
+import static java.util.stream.Collectors.joining;
+
 
 /**
  * The main job: a data lake on this machine and the same workload through three catalogs on the same files, side by
@@ -158,11 +160,13 @@ public final class Demo
     {
         private final HdfsCluster hdfs;
         private final Path hdfsSite;
+        private final Map<String, String> overdriveProperties;
 
         Catalogs(HdfsCluster hdfs, DemoOptions options)
         {
             this.hdfs = hdfs;
             this.hdfsSite = HiveCatalogs.writeHedgedHdfsSite(options.work().resolve("trino-cache-hdfs-site.xml"), options.hdfsHedgeThreshold());
+            this.overdriveProperties = options.overdriveProperties();
         }
 
         String connector(String catalog)
@@ -179,7 +183,11 @@ public final class Demo
             return switch (catalog) {
                 case STOCK -> stock;
                 case TRINO_CACHE -> HiveCatalogs.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize, hdfsSite);
-                case OVERDRIVE -> HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
+                case OVERDRIVE -> {
+                    Map<String, String> overdrive = HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
+                    overdrive.putAll(overdriveProperties);
+                    yield overdrive;
+                }
                 default -> throw new IllegalArgumentException("unknown catalog " + catalog);
             };
         }
@@ -294,11 +302,16 @@ public final class Demo
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
                 the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
-                """.formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
+                %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
                 options.warmPasses(), options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 System.getProperty("java.runtime.version"), STOCK, TRINO_CACHE, options.cacheSizeProperty(), options.hdfsHedgeThreshold().toMillis(),
-                OVERDRIVE, options.seed());
+                OVERDRIVE, options.seed(),
+                options.overdriveProperties().isEmpty()
+                        ? ""
+                        : "**Not the shipped defaults:** `%s` also sets %s (`--overdrive-property`).\n".formatted(OVERDRIVE, options.overdriveProperties().entrySet().stream()
+                                .map(entry -> "`%s=%s`".formatted(entry.getKey(), entry.getValue()))
+                                .collect(joining(", "))));
     }
 
     private static void serve(TrinoProcessCluster trino, HdfsCluster hdfs, DemoOptions options)

@@ -1,12 +1,16 @@
 package io.overdrive.it.demo;
 
+import com.google.common.collect.ImmutableMap;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +36,7 @@ record DemoOptions(
         long cacheSize,
         Duration hdfsHedgeThreshold,
         long seed,
+        Map<String, String> overdriveProperties,
         boolean serve)
 {
     /**
@@ -56,6 +61,7 @@ record DemoOptions(
         requireNonNull(slowDataNode, "slowDataNode is null");
         scenarios = List.copyOf(scenarios);
         requireNonNull(hdfsHedgeThreshold, "hdfsHedgeThreshold is null");
+        overdriveProperties = ImmutableMap.copyOf(overdriveProperties);
         if (scenarios.isEmpty()) {
             throw new IllegalArgumentException("--scenario needs at least one scenario");
         }
@@ -108,6 +114,7 @@ record DemoOptions(
         Duration hdfsHedgeThreshold = BEST_HDFS_HEDGE_THRESHOLD;
         long seed = 1;
         boolean serve = false;
+        Map<String, String> overdriveProperties = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             switch (option) {
@@ -125,13 +132,21 @@ record DemoOptions(
                 case "--hdfs-hedge-threshold" -> hdfsHedgeThreshold = duration(value(args, ++i, option), option);
                 case "--seed" -> seed = integer(value(args, ++i, option), option);
                 case "--serve" -> serve = true;
+                case "--overdrive-property" -> {
+                    String property = value(args, ++i, option);
+                    int equals = property.indexOf('=');
+                    if (equals <= 0) {
+                        throw new IllegalArgumentException("--overdrive-property needs NAME=VALUE, e.g. node-selection.preferred-hosts-count=1: '%s'".formatted(property));
+                    }
+                    overdriveProperties.put(property.substring(0, equals).strip(), property.substring(equals + 1).strip());
+                }
                 default -> throw new IllegalArgumentException("unknown option '%s'\n%s".formatted(option, USAGE));
             }
         }
         repo = repo.toAbsolutePath().normalize();
         work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
         report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
-        return new DemoOptions(repo, work, report, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, serve);
+        return new DemoOptions(repo, work, report, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
     }
 
     static boolean wantsHelp(String... args)

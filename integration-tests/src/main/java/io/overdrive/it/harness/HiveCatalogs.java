@@ -46,7 +46,7 @@ public final class HiveCatalogs
     /**
      * The catalog's properties with every Overdrive feature on, as the multi-process and container tests and
      * {@code docker/compose.yaml} set them: the page cache (relative to each server's working directory, so every
-     * worker has its own; pages written in the background), soft affinity with one preferred worker per file (and a load bound of twice the average, which two workers never reach), hedged
+     * worker has its own; pages written in the background), soft affinity at its defaults, hedged
      * reads through the wrapper after {@code hedgeThreshold}, at most half of the reads hedged, and shared scans with
      * read-ahead (on by default with the cache).
      */
@@ -58,10 +58,7 @@ public final class HiveCatalogs
         properties.put("cache.max-size", "4GB");
         properties.put("cache.async-write-enabled", "true");
         properties.put("node-selection-strategy", "SOFT_AFFINITY");
-        properties.put("node-selection.preferred-hosts-count", "1");
-        // two workers: at the default 0.25 no worker may carry over 62.5% of the recent split weight, so the demo's
-        // dominant file (lineitem, read by every query) would overflow on every pass to a worker that does not cache it
-        properties.put("node-selection.load-balance-epsilon", "1");
+        // every other placement property at its default: on 2 workers the load floor keeps each file on its first worker
         return properties;
     }
 

@@ -45,7 +45,7 @@ final class OverdrivePolicy
                 .setLoadBalanceEpsilon(config.loadBalanceEpsilon())
                 .setLoadHalfLife(new Duration(config.loadHalfLifeSeconds() * 1000, MILLISECONDS))
                 .setAffinityGranularity(granularity);
-        factory = new SplitPlacerFactory(nodeSelection, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, ticker);
+        factory = new SplitPlacerFactory(nodeSelection, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker);
     }
 
     @Override

@@ -73,7 +73,7 @@ final class PlacementReport
                         | split service time | %.0f ms CPU + %.0f ms reading when the worker has the split cached, %.0f ms reading it remotely (a miss) |
                         | offered load | %.0f%% of the slots at a reference hit ratio of %.0f%% (mean %.1f ms per split): the same arrivals for every policy, each then has its own hit ratio and so its own utilisation |
                         | measured | queries that arrive after the warm-up until arrivals stop; then the run drains |
-                        | Overdrive | the real `SplitPlacerFactory`, `SOFT_AFFINITY`, defaults (`preferred-hosts-count` %d, `load-balance-epsilon` %.2f, `load-half-life` %.0fs, `FILE` granularity), `BusyLimits.TRINO_DEFAULTS`, one `createPlacer(WorkerLoads.UNKNOWN)` per query, `place(path, 1)` per split, on the simulation's clock |
+                        | Overdrive | the real `SplitPlacerFactory`, `SOFT_AFFINITY`, defaults (`preferred-hosts-count` %d, `load-balance-epsilon` %.2f, `load-floor` 16 splits of weight 1, `load-half-life` %.0fs, `FILE` granularity), `BusyLimits.TRINO_DEFAULTS`, one `createPlacer(WorkerLoads.UNKNOWN)` per query, `place(path, 1)` per split, on the simulation's clock |
                         | Trino 483 engine | `node-scheduler.max-splits-per-node` 256, `min-pending-splits-per-task` 16, `min-candidates` 10, `splits-balancing-policy` %s |
                         | Presto engine | `max-splits-per-node` 100, `max-pending-splits-per-task` 10, 10 random candidates, consistent hashing with 100 virtual nodes per worker |
 

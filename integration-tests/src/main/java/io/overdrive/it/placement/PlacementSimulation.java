@@ -103,22 +103,21 @@ public final class PlacementSimulation
         }
         // Overdrive's own settings, through the real placer's configuration
         List<OverdriveSetting> settings = List.of(
-                new OverdriveSetting("preferred-hosts-count 4", 4, 0.25, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("preferred-hosts-count 2", 2, 0.25, 10, AffinityGranularity.FILE),
                 new OverdriveSetting("preferred-hosts-count 8", 8, 0.25, 10, AffinityGranularity.FILE),
                 new OverdriveSetting("preferred-hosts-count 16", 16, 0.25, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("affinity-granularity SPLIT", 2, 0.25, 10, AffinityGranularity.SPLIT),
-                new OverdriveSetting("SPLIT + preferred-hosts-count 8", 8, 0.25, 10, AffinityGranularity.SPLIT),
-                new OverdriveSetting("load-balance-epsilon 0.1", 2, 0.1, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("load-balance-epsilon 0.5", 2, 0.5, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("load-half-life 1s", 2, 0.25, 1, AffinityGranularity.FILE),
-                new OverdriveSetting("load-half-life 60s", 2, 0.25, 60, AffinityGranularity.FILE));
-        runs.add(run(PlacementReport.SETTINGS_100, "defaults (2 hosts, epsilon 0.25, 10s, FILE)", sensitivity, "overdrive"));
+                new OverdriveSetting("affinity-granularity SPLIT", 1000, 0.25, 10, AffinityGranularity.SPLIT),
+                new OverdriveSetting("load-balance-epsilon 0.1", 1000, 0.1, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("load-balance-epsilon 0.5", 1000, 0.5, 10, AffinityGranularity.FILE),
+                new OverdriveSetting("load-half-life 1s", 1000, 0.25, 1, AffinityGranularity.FILE),
+                new OverdriveSetting("load-half-life 60s", 1000, 0.25, 60, AffinityGranularity.FILE));
+        runs.add(run(PlacementReport.SETTINGS_100, "defaults (1000 hosts, epsilon 0.25, floor 16, 10s, FILE)", sensitivity, "overdrive"));
         for (OverdriveSetting setting : settings) {
             runs.add(run(PlacementReport.SETTINGS_100, setting.label(), setting.apply(sensitivity), "overdrive"));
         }
         if (!quick) {
             SimulationConfig large = SimulationConfig.standard(1000).withSeed(seed);
-            for (OverdriveSetting setting : List.of(settings.get(1), settings.get(3))) {
+            for (OverdriveSetting setting : List.of(settings.get(0), settings.get(3))) {
                 runs.add(run(PlacementReport.SETTINGS_1000, setting.label(), setting.apply(large), "overdrive"));
             }
         }

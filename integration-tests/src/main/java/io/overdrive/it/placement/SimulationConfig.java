@@ -1,9 +1,11 @@
 package io.overdrive.it.placement;
 
 import io.overdrive.scheduler.affinity.AffinityGranularity;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * The parameters of one simulated run. Times are in milliseconds of simulated time unless named otherwise; the same
@@ -58,6 +60,8 @@ record SimulationConfig(
         long seed)
 {
     static final long DEFAULT_SEED = 20261212;
+    // Overdrive's shipped placement defaults
+    private static final NodeSelectionConfig DEFAULTS = new NodeSelectionConfig();
 
     SimulationConfig
     {
@@ -102,7 +106,8 @@ record SimulationConfig(
             warmupSeconds = 30;
         }
         return new SimulationConfig(workers, 16, 250, 4, 150, 1.1, 0.75, 0.6, 50, 5, 100,
-                arrivalSeconds, warmupSeconds, 0.45, 0.75, SplitsBalancing.STAGE, 2, 0.25, 10, AffinityGranularity.FILE, DEFAULT_SEED);
+                arrivalSeconds, warmupSeconds, 0.45, 0.75, SplitsBalancing.STAGE,
+                DEFAULTS.getPreferredHostsCount(), DEFAULTS.getLoadBalanceEpsilon(), DEFAULTS.getLoadHalfLife().getValue(SECONDS), DEFAULTS.getAffinityGranularity(), DEFAULT_SEED);
     }
 
     int files()

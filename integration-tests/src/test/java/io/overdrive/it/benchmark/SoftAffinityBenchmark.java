@@ -236,7 +236,7 @@ public class SoftAffinityBenchmark
             out.append("\n`lineitem` is partitioned by `shipmode, year(shipdate)` (the repeated workload); `hot` by `orderkey % 2` (two hot partitions, the skewed workload). ")
                     .append("Written with `parquet.writer.row-group-size=%s`; every reading catalog uses `hive.max-split-size=%s`, `hive.parquet.max-split-size=%s` and `hive.size-based-split-weights-enabled=false`, so a file is several equal-weight splits. ".formatted(SPLIT_SIZE, SPLIT_SIZE, SPLIT_SIZE))
                     .append("Coordinator: `node-scheduler.max-splits-per-node=%d`, `node-scheduler.min-pending-splits-per-task=%d` (Trino defaults 256 and 16: lowered so that at this data size a worker can be full, as on a busy cluster; the same for every catalog). ".formatted(maxSplitsPerNode, minPendingSplitsPerTask))
-                    .append("Preferred hosts: 2 for both (`node-scheduler.cache-preferred-hosts-count` and `node-selection.preferred-hosts-count` defaults). Cache size %s per worker and catalog, page size and admission at their defaults.\n\n".formatted(CACHE_SIZE));
+                    .append("Preferred hosts at their defaults: 2 for Trino (`node-scheduler.cache-preferred-hosts-count`), 1,000 for Overdrive (`node-selection.preferred-hosts-count`: every worker a file's splits reach under the load bound caches it). Cache size %s per worker and catalog, page size and admission at their defaults.\n\n".formatted(CACHE_SIZE));
             for (String catalog : CACHE_CATALOGS) {
                 cluster.query("SELECT count(*) FROM %s.bench.warmup".formatted(catalog));
             }

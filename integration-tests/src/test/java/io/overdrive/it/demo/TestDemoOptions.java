@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 final class TestDemoOptions
 {
@@ -38,7 +39,8 @@ final class TestDemoOptions
     {
         DemoOptions options = DemoOptions.parse("--repo", "/r", "--work", "/w", "--report", "/out", "--scale", "tiny", "--users", "8",
                 "--storage-latency", "off", "--storage-bandwidth", "off", "--slow-datanode", "0", "--warm-passes", "3", "--scenario", "restart,healthy",
-                "--cache-size", "1GB", "--hdfs-hedge-threshold", "2s", "--seed", "7", "--serve");
+                "--cache-size", "1GB", "--hdfs-hedge-threshold", "2s", "--seed", "7", "--serve",
+                "--overdrive-property", "node-selection.preferred-hosts-count=1", "--overdrive-property", "cache.page-size = 2MB");
         assertThat(options.work()).isEqualTo(Path.of("/w"));
         assertThat(options.report()).isEqualTo(Path.of("/out"));
         assertThat(options.scale()).isEqualTo("tiny");
@@ -53,6 +55,10 @@ final class TestDemoOptions
         assertThat(options.hdfsHedgeThreshold()).isEqualTo(Duration.ofSeconds(2));
         assertThat(options.seed()).isEqualTo(7);
         assertThat(options.serve()).isTrue();
+        assertThat(options.overdriveProperties()).containsExactly(entry("node-selection.preferred-hosts-count", "1"), entry("cache.page-size", "2MB"));
+        assertThat(DemoOptions.parse().overdriveProperties()).isEmpty();
+        assertThatThrownBy(() -> DemoOptions.parse("--overdrive-property", "no-value"))
+                .hasMessageContaining("--overdrive-property needs NAME=VALUE");
         assertThat(options.storageBandwidth()).isZero();
         assertThat(options.storage()).isEqualTo("no added latency, unlimited bandwidth");
         assertThat(options.slowNode()).isEqualTo("no slow DataNode");

@@ -9,6 +9,7 @@ import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
 import io.trino.spi.NodeManager;
+import io.trino.spi.SplitWeight;
 
 import static java.util.Objects.requireNonNull;
 
@@ -43,6 +44,7 @@ public class SplitPlacerFactoryProvider
                 config.getMembershipRefreshInterval());
         // no effect: the connector SPI hides the engine's loads, so every placer gets WorkerLoads.UNKNOWN and no worker
         // is ever busy; Trino's node-scheduler.* limits act only in the engine, which makes a split wait for its worker
-        return new SplitPlacerFactory(config, membership, BusyLimits.TRINO_DEFAULTS, stats);
+        // the connector places splits by Trino's SplitWeight raw values, whose standard split node-selection.load-floor counts
+        return new SplitPlacerFactory(config, membership, BusyLimits.TRINO_DEFAULTS, stats, SplitWeight.standard().getRawValue());
     }
 }

@@ -67,7 +67,7 @@ class TestSoftAffinitySplitSource
             throws Exception
     {
         NodeSelectionConfig config = new NodeSelectionConfig().setNodeSelectionStrategy(NodeSelectionStrategy.SOFT_AFFINITY);
-        SplitPlacer placer = new SplitPlacerFactory(config, () -> Membership.of(WORKERS), BusyLimits.TRINO_DEFAULTS, new PlacementStats())
+        SplitPlacer placer = new SplitPlacerFactory(config, () -> Membership.of(WORKERS), BusyLimits.TRINO_DEFAULTS, new PlacementStats(), SplitWeight.standard().getRawValue())
                 .createPlacer(WorkerLoads.UNKNOWN)
                 .orElseThrow();
         try (SoftAffinitySplitSource source = new SoftAffinitySplitSource(new FixedSplitSource(splits), placer, AffinityGranularity.FILE)) {

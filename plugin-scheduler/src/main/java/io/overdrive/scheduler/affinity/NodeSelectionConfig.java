@@ -21,9 +21,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 public class NodeSelectionConfig
 {
     private NodeSelectionStrategy nodeSelectionStrategy = NodeSelectionStrategy.NO_PREFERENCE;
-    private int preferredHostsCount = 2;
+    private int preferredHostsCount = 1000;
     private AffinityGranularity affinityGranularity = AffinityGranularity.FILE;
     private double loadBalanceEpsilon = 0.25;
+    private double loadFloor = 16;
     private Duration membershipRefreshInterval = new Duration(5, SECONDS);
     private Duration loadHalfLife = new Duration(10, SECONDS);
 
@@ -49,14 +50,14 @@ public class NodeSelectionConfig
         return this;
     }
 
-    @Min(value = 1, message = "node-selection.preferred-hosts-count must be at least 1 (the preferred worker itself); use 2 to allow one alternative")
+    @Min(value = 1, message = "node-selection.preferred-hosts-count must be at least 1 (the preferred worker itself), e.g. 1000 to let every worker a file's splits reach cache it")
     public int getPreferredHostsCount()
     {
         return preferredHostsCount;
     }
 
     @Config("node-selection.preferred-hosts-count")
-    @ConfigDescription("Workers, in rendezvous order, that may take a split before it falls back to the least loaded worker; only these cache the file's pages")
+    @ConfigDescription("SOFT_AFFINITY: the first workers of a file's rendezvous order that cache its pages; a split that overflows past them under the load bound reads through")
     public NodeSelectionConfig setPreferredHostsCount(int preferredHostsCount)
     {
         this.preferredHostsCount = preferredHostsCount;
@@ -94,6 +95,21 @@ public class NodeSelectionConfig
     public NodeSelectionConfig setLoadBalanceEpsilon(double loadBalanceEpsilon)
     {
         this.loadBalanceEpsilon = loadBalanceEpsilon;
+        return this;
+    }
+
+    @DecimalMin(value = "0", message = "node-selection.load-floor must be at least 0 (0: the load bound applies from the first split), e.g. 16")
+    @DecimalMax(value = "1000000", message = "node-selection.load-floor must be at most 1000000 standard splits; a larger value no longer bounds the load")
+    public double getLoadFloor()
+    {
+        return loadFloor;
+    }
+
+    @Config("node-selection.load-floor")
+    @ConfigDescription("SOFT_AFFINITY: a worker whose recently placed split weight is below this many standard splits takes its splits whatever the other workers' loads; the load bound applies above it (the engine's node-scheduler.min-pending-splits-per-task is 16)")
+    public NodeSelectionConfig setLoadFloor(double loadFloor)
+    {
+        this.loadFloor = loadFloor;
         return this;
     }
 

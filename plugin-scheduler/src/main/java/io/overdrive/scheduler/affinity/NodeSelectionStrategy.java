@@ -10,8 +10,8 @@ public enum NodeSelectionStrategy
      */
     NO_PREFERENCE,
     /**
-     * Each split goes to a preferred worker of its affinity key while that worker is within its fair share of the
-     * table scan and not busy, else to an alternative, else to the least loaded worker.
+     * Each split goes to the first worker of its affinity key's rendezvous order that is below the catalog's load bound
+     * (or below the load floor) and not busy.
      */
     SOFT_AFFINITY,
     /**

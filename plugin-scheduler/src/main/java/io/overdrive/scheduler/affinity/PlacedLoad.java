@@ -16,7 +16,6 @@ import static io.overdrive.scheduler.affinity.PlacementKind.ALTERNATIVE;
 import static io.overdrive.scheduler.affinity.PlacementKind.FALLBACK;
 import static io.overdrive.scheduler.affinity.PlacementKind.PREFERRED;
 import static io.overdrive.scheduler.affinity.RendezvousHashing.ranksBefore;
-import static io.overdrive.scheduler.affinity.RendezvousHashing.topIndexes;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
@@ -60,8 +59,6 @@ final class PlacedLoad
     @GuardedBy("this")
     private long[] scores = new long[0];
     @GuardedBy("this")
-    private int[] top = new int[1];
-    @GuardedBy("this")
     private final LongLinkedOpenHashSet recentKeys = new LongLinkedOpenHashSet();
 
     PlacedLoad(Supplier<Membership> membership, Duration halfLife, Ticker ticker, PlacementStats stats)
@@ -80,31 +77,33 @@ final class PlacedLoad
      * Places one split of {@code weight} with the key's hash, or returns null when no worker is live.
      *
      * @param pinned hard affinity: the first choice whatever the loads
+     * @param preferredHostsCount the workers, from the first of the key's order, that cache its pages: a split placed
+     * further down the order is a {@link PlacementKind#FALLBACK}
      * @param loadFactor {@code 1 + epsilon}: a worker whose load is at or above this times the average (counting this
-     * split) takes no further split
+     * split) takes no further split, unless its load is below {@code floor}
+     * @param floor the load below which a worker takes every split whose walk reaches it, whatever the others' loads
      */
-    synchronized Placement place(long keyHash, double weight, boolean pinned, int preferredHostsCount, double loadFactor, WorkerLoads engineLoads, BusyLimits busyLimits)
+    synchronized Placement place(long keyHash, double weight, boolean pinned, int preferredHostsCount, double loadFactor, double floor, WorkerLoads engineLoads, BusyLimits busyLimits)
     {
         refreshMembership();
         if (current.isEmpty()) {
             return null;
         }
-        if (top.length < preferredHostsCount) {
-            top = new int[preferredHostsCount];
-        }
         current.scores(keyHash, scores);
-        int choices = topIndexes(scores, current.size(), pinned ? 1 : preferredHostsCount, top);
-        double scaledWeight = weight * scaleNow();
+        double scale = scaleNow();
+        double scaledWeight = weight * scale;
         Placement placement;
         if (pinned) {
-            placement = new Placement(current.worker(top[0]), PREFERRED);
+            placement = new Placement(current.worker(walk(Double.POSITIVE_INFINITY, engineLoads, busyLimits, false)), PREFERRED);
         }
         else {
-            double capacity = loadFactor * (scaledTotal + scaledWeight) / current.size();
-            placement = choose(choices, capacity, engineLoads, busyLimits, true);
-            if (placement == null) {
-                placement = choose(choices, capacity, engineLoads, busyLimits, false);
+            double capacity = Math.max(floor * scale, loadFactor * (scaledTotal + scaledWeight) / current.size());
+            int chosen = walk(capacity, engineLoads, busyLimits, true);
+            if (chosen < 0) {
+                chosen = walk(capacity, engineLoads, busyLimits, false);
             }
+            int rank = rank(chosen);
+            placement = new Placement(current.worker(chosen), rank == 0 ? PREFERRED : rank < preferredHostsCount ? ALTERNATIVE : FALLBACK);
         }
         int index = current.indexOf(placement.worker().nodeId());
         scaled[index] += scaledWeight;
@@ -156,23 +155,15 @@ final class PlacedLoad
         return Math.exp(exponent);
     }
 
+    // Bounded-load consistent hashing: the first worker of the key's rendezvous order below capacity (and not busy,
+    // on the first pass). The least loaded worker is at or below the average, so below capacity: one always is. O(n):
+    // the best-scoring worker among those below capacity, with no sort of the whole order.
     @GuardedBy("this")
-    private Placement choose(int choices, double capacity, WorkerLoads engineLoads, BusyLimits busyLimits, boolean skipBusy)
+    private int walk(double capacity, WorkerLoads engineLoads, BusyLimits busyLimits, boolean skipBusy)
     {
-        for (int rank = 0; rank < choices; rank++) {
-            int index = top[rank];
-            if (scaled[index] < capacity && !(skipBusy && isBusy(index, engineLoads, busyLimits))) {
-                return new Placement(current.worker(index), rank == 0 ? PREFERRED : ALTERNATIVE);
-            }
-        }
-        // the least loaded worker below capacity; ties (idle workers) to the better rendezvous rank, so stable
         int best = -1;
         for (int index = 0; index < current.size(); index++) {
-            if (scaled[index] >= capacity) {
-                continue;
-            }
-            if (best >= 0 && (scaled[index] > scaled[best]
-                    || (scaled[index] == scaled[best] && !ranksBefore(scores[index], index, scores[best], best)))) {
+            if (scaled[index] >= capacity || (best >= 0 && !ranksBefore(scores[index], index, scores[best], best))) {
                 continue;
             }
             if (skipBusy && isBusy(index, engineLoads, busyLimits)) {
@@ -180,7 +171,20 @@ final class PlacedLoad
             }
             best = index;
         }
-        return best < 0 ? null : new Placement(current.worker(best), FALLBACK);
+        return best;
+    }
+
+    // the chosen worker's position in the key's rendezvous order: how many workers rank before it
+    @GuardedBy("this")
+    private int rank(int chosen)
+    {
+        int rank = 0;
+        for (int index = 0; index < current.size(); index++) {
+            if (index != chosen && ranksBefore(scores[index], index, scores[chosen], chosen)) {
+                rank++;
+            }
+        }
+        return rank;
     }
 
     @GuardedBy("this")

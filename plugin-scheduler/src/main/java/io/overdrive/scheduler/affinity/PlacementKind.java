@@ -10,11 +10,13 @@ public enum PlacementKind
      */
     PREFERRED,
     /**
-     * The second to {@code node-selection.preferred-hosts-count}-th worker of the key's preference order.
+     * The second to {@code node-selection.preferred-hosts-count}-th worker of the key's preference order: the first ones
+     * were at the load bound or busy. It caches the key's pages.
      */
     ALTERNATIVE,
     /**
-     * The least loaded worker, because every preferred worker was at its load bound or busy. It does not cache.
+     * A worker further down the key's preference order, because every preferred worker was at its load bound or busy.
+     * It does not cache.
      */
     FALLBACK;
 

@@ -18,12 +18,16 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Soft affinity is consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam, 2018): with a total
  * (decayed) weight {@code W} placed on the {@code n} live workers, a split of weight {@code w} may go only to a worker
- * whose load is below {@code capacity = (1 + epsilon) * (W + w) / n}. It goes to the first of its
- * {@code preferredHostsCount} rendezvous choices that is below capacity and not busy; else to the least loaded such
- * worker (ties to the better rendezvous rank, so fallbacks stay stable too). The least loaded worker is at or below
- * the average, hence below capacity: after every split no worker exceeds {@code (1 + epsilon)} times the average by
- * more than one split's weight, whatever the popularity skew. Busy workers are skipped only while a worker below
- * capacity is not busy; when all are, the split is placed as if none were, and the engine queues it there.
+ * whose load is below {@code capacity = max(floor, (1 + epsilon) * (W + w) / n)}. It goes to the first worker of its
+ * key's rendezvous order that is below capacity and not busy: a hot file's overflow walks the same order every time,
+ * so it lands on a small, stable set of workers, which cache it. The first {@code preferredHostsCount} of the order
+ * (by default 1,000: in effect every worker a file's splits reach) cache the file's pages; a split placed further down
+ * is a fallback, read through. The least loaded worker is at or below the average,
+ * hence below capacity: after every split no worker exceeds {@code (1 + epsilon)} times the average (or the floor) by
+ * more than one split's weight, whatever the popularity skew. The floor keeps strict affinity on an idle or small
+ * cluster, where the relative bound alone would move a dominant file's splits off its worker when nothing is queued.
+ * Busy workers are skipped only while a worker below capacity is not busy; when all are, the split is placed as if
+ * none were, and the engine queues it there.
  * <p>
  * Hard affinity pins every split to the first live worker of its preference order, ignoring loads (its splits still
  * count in the shared loads).
@@ -41,6 +45,7 @@ public final class SplitPlacer
     private final boolean pinned;
     private final int preferredHostsCount;
     private final double loadFactor;
+    private final double loadFloor;
     private final WorkerLoads engineLoads;
     private final BusyLimits busyLimits;
     private final PlacementStats stats;
@@ -54,6 +59,7 @@ public final class SplitPlacer
             boolean pinned,
             int preferredHostsCount,
             double loadBalanceEpsilon,
+            double loadFloor,
             WorkerLoads engineLoads,
             BusyLimits busyLimits,
             PlacementStats stats)
@@ -64,6 +70,8 @@ public final class SplitPlacer
         this.preferredHostsCount = preferredHostsCount;
         checkArgument(loadBalanceEpsilon > 0, "loadBalanceEpsilon must be greater than 0: %s", loadBalanceEpsilon);
         this.loadFactor = 1 + loadBalanceEpsilon;
+        checkArgument(loadFloor >= 0, "loadFloor must not be negative: %s", loadFloor);
+        this.loadFloor = loadFloor;
         this.engineLoads = requireNonNull(engineLoads, "engineLoads is null");
         this.busyLimits = requireNonNull(busyLimits, "busyLimits is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -81,7 +89,7 @@ public final class SplitPlacer
     {
         requireNonNull(affinityKey, "affinityKey is null");
         checkArgument(weight > 0, "weight must be positive: %s", weight);
-        Placement placement = load.place(hashKey(affinityKey), weight, pinned, preferredHostsCount, loadFactor, engineLoads, busyLimits);
+        Placement placement = load.place(hashKey(affinityKey), weight, pinned, preferredHostsCount, loadFactor, loadFloor, engineLoads, busyLimits);
         if (placement == null) {
             stats.recordUnplaced();
             return Optional.empty();

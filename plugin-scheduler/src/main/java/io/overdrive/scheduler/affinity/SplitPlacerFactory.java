@@ -5,6 +5,7 @@ import com.google.common.base.Ticker;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -17,21 +18,28 @@ public final class SplitPlacerFactory
     private final NodeSelectionStrategy strategy;
     private final int preferredHostsCount;
     private final double loadBalanceEpsilon;
+    private final double loadFloor;
     private final BusyLimits busyLimits;
     private final PlacementStats stats;
     private final PlacedLoad load;
 
-    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats)
+    /**
+     * @param standardSplitWeight the weight of one standard split in the unit of {@link SplitPlacer#place}'s weights
+     * ({@code SplitWeight.standard().getRawValue()} for the connector): {@code node-selection.load-floor} counts these
+     */
+    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, long standardSplitWeight)
     {
-        this(config, membership, busyLimits, stats, Ticker.systemTicker());
+        this(config, membership, busyLimits, stats, standardSplitWeight, Ticker.systemTicker());
     }
 
     /**
      * @param ticker the clock the shared load decays by (a simulation passes its own)
      */
-    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, Ticker ticker)
+    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, long standardSplitWeight, Ticker ticker)
     {
         requireNonNull(config, "config is null");
+        checkArgument(standardSplitWeight > 0, "standardSplitWeight must be positive: %s", standardSplitWeight);
+        this.loadFloor = config.getLoadFloor() * standardSplitWeight;
         this.strategy = config.getNodeSelectionStrategy();
         this.preferredHostsCount = config.getPreferredHostsCount();
         this.loadBalanceEpsilon = config.getLoadBalanceEpsilon();
@@ -51,8 +59,8 @@ public final class SplitPlacerFactory
         requireNonNull(engineLoads, "engineLoads is null");
         return switch (strategy) {
             case NO_PREFERENCE -> Optional.empty();
-            case SOFT_AFFINITY -> Optional.of(new SplitPlacer(load, false, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
-            case HARD_AFFINITY -> Optional.of(new SplitPlacer(load, true, preferredHostsCount, loadBalanceEpsilon, engineLoads, busyLimits, stats));
+            case SOFT_AFFINITY -> Optional.of(new SplitPlacer(load, false, preferredHostsCount, loadBalanceEpsilon, loadFloor, engineLoads, busyLimits, stats));
+            case HARD_AFFINITY -> Optional.of(new SplitPlacer(load, true, preferredHostsCount, loadBalanceEpsilon, loadFloor, engineLoads, busyLimits, stats));
         };
     }
 }

@@ -28,9 +28,10 @@ public class TestNodeSelectionConfig
     {
         assertRecordedDefaults(recordDefaults(NodeSelectionConfig.class)
                 .setNodeSelectionStrategy("NO_PREFERENCE")
-                .setPreferredHostsCount(2)
+                .setPreferredHostsCount(1000)
                 .setAffinityGranularity("FILE")
                 .setLoadBalanceEpsilon(0.25)
+                .setLoadFloor(16)
                 .setMembershipRefreshInterval(new Duration(5, SECONDS))
                 .setLoadHalfLife(new Duration(10, SECONDS)));
     }
@@ -43,6 +44,7 @@ public class TestNodeSelectionConfig
                 .put("node-selection.preferred-hosts-count", "3")
                 .put("node-selection.affinity-granularity", "SPLIT")
                 .put("node-selection.load-balance-epsilon", "0.1")
+                .put("node-selection.load-floor", "4.5")
                 .put("node-selection.membership-refresh-interval", "500ms")
                 .put("node-selection.load-half-life", "30s")
                 .buildOrThrow();
@@ -52,6 +54,7 @@ public class TestNodeSelectionConfig
                 .setPreferredHostsCount(3)
                 .setAffinityGranularity("SPLIT")
                 .setLoadBalanceEpsilon(0.1)
+                .setLoadFloor(4.5)
                 .setMembershipRefreshInterval(new Duration(500, MILLISECONDS))
                 .setLoadHalfLife(new Duration(30, SECONDS));
 
@@ -76,10 +79,12 @@ public class TestNodeSelectionConfig
     @Test
     public void testInvalidPropertiesNameThePropertyAndTheFix()
     {
-        assertInvalid("node-selection.preferred-hosts-count", "0", "node-selection.preferred-hosts-count must be at least 1");
+        assertInvalid("node-selection.preferred-hosts-count", "0", "node-selection.preferred-hosts-count must be at least 1 (the preferred worker itself), e.g. 1000");
         assertInvalid("node-selection.load-balance-epsilon", "0", "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25");
         assertInvalid("node-selection.load-balance-epsilon", "-0.5", "node-selection.load-balance-epsilon must be greater than 0, e.g. 0.25");
         assertInvalid("node-selection.load-balance-epsilon", "101", "node-selection.load-balance-epsilon must be at most 100");
+        assertInvalid("node-selection.load-floor", "-1", "node-selection.load-floor must be at least 0 (0: the load bound applies from the first split), e.g. 16");
+        assertInvalid("node-selection.load-floor", "1000001", "node-selection.load-floor must be at most 1000000 standard splits");
         assertInvalid("node-selection.membership-refresh-interval", "10ms", "node-selection.membership-refresh-interval must be at least 100ms");
         assertInvalid("node-selection.membership-refresh-interval", "5m", "node-selection.membership-refresh-interval must be at most 1m");
         assertInvalid("node-selection.load-half-life", "10ms", "node-selection.load-half-life must be at least 100ms");

@@ -50,12 +50,18 @@ public class TestPlacedLoad
         List<Worker> live = new ArrayList<>(pool.subList(0, 2 + random.nextInt(pool.size() - 1)));
         AtomicReference<Membership> membership = new AtomicReference<>(Membership.of(live));
         PlacementStats stats = new PlacementStats();
-        SplitPlacerFactory factory = factory(membership, stats, ticker);
+        // no floor, or one of a few splits' weight, or one most workers stay below
+        double floor = switch (random.nextInt(3)) {
+            case 0 -> 0;
+            case 1 -> 1 + random.nextInt(300);
+            default -> 1 + random.nextInt(5_000);
+        };
+        SplitPlacerFactory factory = factory(membership, stats, ticker, floor);
         List<SplitPlacer> scans = new ArrayList<>();
         for (int scan = 0; scan < 1 + random.nextInt(5); scan++) {
             scans.add(factory.createPlacer(WorkerLoads.UNKNOWN).orElseThrow());
         }
-        Model model = new Model();
+        Model model = new Model(floor);
         ZipfKeys zipf = new ZipfKeys(200, 1.1, seed);
         for (int step = 0; step < 3_000; step++) {
             int operation = random.nextInt(100);
@@ -131,7 +137,8 @@ public class TestPlacedLoad
         PlacementStats stats = new PlacementStats();
         Membership membership = Membership.of(workers(6));
         SplitPlacerFactory factory = factory(new AtomicReference<>(membership), stats, ticker);
-        List<Worker> preferred = membership.preferenceOrder("hot", 2);
+        List<Worker> order = membership.preferenceOrder("hot", 6);
+        List<Worker> preferred = order.subList(0, 2);
         Map<PlacementKind, Integer> kinds = new HashMap<>();
         Map<Worker, Integer> perWorker = new HashMap<>();
         // six queries, each a scan of the same hot file, interleaved as concurrent split sources are
@@ -144,14 +151,107 @@ public class TestPlacedLoad
             kinds.merge(placement.kind(), 1, Integer::sum);
             perWorker.merge(placement.worker(), 1, Integer::sum);
         }
-        // the preferred worker takes its bounded share, the alternative its share, the rest goes to the others
+        // the preferred worker takes its bounded share, the alternative its share, the rest walks on down the file's
+        // own order: four workers at the bound (1.25 / 6 of the weight each), the fifth the remaining sixth, the last none
         assertThat(perWorker.get(preferred.get(0))).isBetween(120, 126);
         assertThat(perWorker.get(preferred.get(1))).isBetween(120, 126);
         assertThat(kinds.get(PREFERRED) + kinds.get(ALTERNATIVE) + kinds.get(FALLBACK)).isEqualTo(600);
         assertThat(kinds.get(FALLBACK)).isGreaterThan(300);
-        assertThat(perWorker).hasSize(6);
+        assertThat(perWorker.keySet()).containsExactlyInAnyOrderElementsOf(order.subList(0, 5));
+        assertThat(perWorker.get(order.get(2))).isBetween(120, 126);
+        assertThat(perWorker.get(order.get(3))).isBetween(120, 126);
         // each scan alone saw only a sixth of these splits: its own per-scan spread is no longer what bounds the load
         assertThat(stats.getLoadImbalance()).isLessThanOrEqualTo(1 + EPSILON + 6.0 / 600);
+    }
+
+    @Test
+    public void testFloorKeepsADominantFileOnItsWorkerUntilItsLoadReachesTheFloor()
+    {
+        // two workers, sequential queries: one file takes most of the splits. Below the floor its worker keeps all of
+        // them, however unequal the two loads; from the floor on, the relative bound applies
+        for (double floor : new double[] {0, 16}) {
+            ManualTicker ticker = new ManualTicker();
+            PlacementStats stats = new PlacementStats();
+            Membership membership = Membership.of(workers(2));
+            SplitPlacerFactory factory = factory(new AtomicReference<>(membership), stats, ticker, floor);
+            Worker dominantWorker = membership.preferenceOrder("lineitem", 1).getFirst();
+            int moved = 0;
+            for (int query = 0; query < 20; query++) {
+                SplitPlacer scan = factory.createPlacer(WorkerLoads.UNKNOWN).orElseThrow();
+                // 5 splits of the dominant file, 1 of another; each query's weight is gone before the next starts
+                for (int split = 0; split < 5; split++) {
+                    Placement placement = scan.place("lineitem", 1).orElseThrow();
+                    if (!placement.worker().equals(dominantWorker)) {
+                        moved++;
+                        assertThat(placement.kind()).isEqualTo(ALTERNATIVE);
+                    }
+                }
+                assertThat(scan.place(fileKey(query), 1)).isPresent();
+                ticker.advance(HALF_LIFE.roundTo(NANOSECONDS) * 20);
+            }
+            if (floor == 0) {
+                // the relative bound alone moves a dominant file's splits even though nothing is queued anywhere
+                assertThat(moved).as("splits moved off the dominant file's worker without a floor").isPositive();
+            }
+            else {
+                assertThat(moved).as("splits moved off the dominant file's worker below the floor").isZero();
+            }
+        }
+
+        // a busy cluster: far above the floor, the bound holds as before, within one split of the floor or the bound
+        ManualTicker ticker = new ManualTicker();
+        PlacementStats stats = new PlacementStats();
+        SplitPlacer scan = factory(new AtomicReference<>(Membership.of(workers(2))), stats, ticker, 16).createPlacer(WorkerLoads.UNKNOWN).orElseThrow();
+        for (int split = 0; split < 1_000; split++) {
+            assertThat(scan.place(split % 6 == 5 ? fileKey(split) : "lineitem", 1)).isPresent();
+            Map<String, Double> loads = stats.loadsSnapshot();
+            double total = loads.values().stream().mapToDouble(Double::doubleValue).sum();
+            double max = loads.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+            assertThat(max).as("split %s, loads %s", split, loads).isLessThanOrEqualTo(Math.max(16, (1 + EPSILON) * total / 2) + 1 + 1e-9);
+        }
+        assertThat(stats.getLoadImbalance()).isLessThanOrEqualTo(1 + EPSILON + 2.0 / 1_000);
+    }
+
+    @Test
+    public void testOverflowOfAHotFileStaysOnItsOwnStableWorkers()
+    {
+        // 20 workers, two hot files among cold ones that differ on every pass: each hot file's overflow walks its own
+        // rendezvous order, so nearly the same few workers take it on every pass (the least loaded worker would differ)
+        Membership membership = Membership.of(workers(20));
+        Map<String, List<Worker>> firstPass = new HashMap<>();
+        for (int pass = 0; pass < 3; pass++) {
+            ManualTicker ticker = new ManualTicker();
+            SplitPlacerFactory factory = factory(new AtomicReference<>(membership), new PlacementStats(), ticker, 4);
+            List<SplitPlacer> scans = List.of(factory.createPlacer(WorkerLoads.UNKNOWN).orElseThrow(), factory.createPlacer(WorkerLoads.UNKNOWN).orElseThrow());
+            Map<String, List<Worker>> used = new HashMap<>();
+            for (int split = 0; split < 4_000; split++) {
+                String key = switch (split % 4) {
+                    case 0 -> "hot-a";
+                    case 1 -> "hot-b";
+                    default -> fileKey(pass * 1_000_000 + split);
+                };
+                Worker worker = scans.get(split % 2).place(key, 1).orElseThrow().worker();
+                List<Worker> workers = used.computeIfAbsent(key, _ -> new ArrayList<>());
+                if (!workers.contains(worker)) {
+                    workers.add(worker);
+                }
+            }
+            for (String hot : List.of("hot-a", "hot-b")) {
+                List<Worker> workers = used.get(hot);
+                // the head of the file's own order, but for a worker or two that other files had filled
+                assertThat(membership.preferenceOrder(hot, workers.size() + 2)).as("%s, pass %s", hot, pass).containsAll(workers);
+                assertThat(workers).as("%s spreads beyond its two preferred workers", hot).hasSizeGreaterThan(2).hasSizeLessThan(10);
+                if (pass == 0) {
+                    firstPass.put(hot, workers);
+                }
+                else {
+                    List<Worker> common = new ArrayList<>(workers);
+                    common.retainAll(firstPass.get(hot));
+                    assertThat(common).as("%s: workers of pass %s also used on the first pass %s", hot, workers, firstPass.get(hot))
+                            .hasSizeGreaterThanOrEqualTo(Math.min(workers.size(), firstPass.get(hot).size()) - 2);
+                }
+            }
+        }
     }
 
     @Test
@@ -230,11 +330,19 @@ public class TestPlacedLoad
 
     private static SplitPlacerFactory factory(AtomicReference<Membership> membership, PlacementStats stats, Ticker ticker)
     {
+        return factory(membership, stats, ticker, 0);
+    }
+
+    // weights in units of one standard split: the floor is in the same unit as place()'s weights
+    private static SplitPlacerFactory factory(AtomicReference<Membership> membership, PlacementStats stats, Ticker ticker, double floor)
+    {
         NodeSelectionConfig config = new NodeSelectionConfig()
                 .setNodeSelectionStrategy(SOFT_AFFINITY)
+                .setPreferredHostsCount(2)
                 .setLoadBalanceEpsilon(EPSILON)
+                .setLoadFloor(floor)
                 .setLoadHalfLife(HALF_LIFE);
-        return new SplitPlacerFactory(config, membership::get, BusyLimits.TRINO_DEFAULTS, stats, ticker);
+        return new SplitPlacerFactory(config, membership::get, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker);
     }
 
     private static final class ManualTicker
@@ -262,7 +370,13 @@ public class TestPlacedLoad
     private static final class Model
     {
         private final Map<String, Double> loads = new HashMap<>();
+        private final double floor;
         private Membership membership = Membership.empty();
+
+        Model(double floor)
+        {
+            this.floor = floor;
+        }
 
         void decay(long nanos)
         {
@@ -283,29 +397,19 @@ public class TestPlacedLoad
         void check(String key, long weight, Placement actual)
         {
             double total = loads.values().stream().mapToDouble(Double::doubleValue).sum();
-            double capacity = (1 + EPSILON) * (total + weight) / membership.size();
+            double capacity = Math.max(floor, (1 + EPSILON) * (total + weight) / membership.size());
+            // walk the whole preference order to the first worker below capacity; the first two cache, the rest fall back
             List<Worker> order = membership.preferenceOrder(key, membership.size());
             Placement expected = null;
             boolean close = false;
-            for (int rank = 0; rank < Math.min(2, order.size()) && expected == null; rank++) {
+            for (int rank = 0; rank < order.size() && expected == null; rank++) {
                 double load = loads.get(order.get(rank).nodeId());
                 close |= nearlyEqual(load, capacity);
                 if (load < capacity) {
-                    expected = new Placement(order.get(rank), rank == 0 ? PREFERRED : ALTERNATIVE);
+                    expected = new Placement(order.get(rank), rank == 0 ? PREFERRED : rank == 1 ? ALTERNATIVE : FALLBACK);
                 }
             }
-            if (expected == null) {
-                // least loaded, ties to the better rank: the first in preference order with the minimum load
-                Worker best = order.getFirst();
-                for (Worker worker : order) {
-                    double load = loads.get(worker.nodeId());
-                    close |= nearlyEqual(load, loads.get(best.nodeId()));
-                    if (load < loads.get(best.nodeId())) {
-                        best = worker;
-                    }
-                }
-                expected = new Placement(best, FALLBACK);
-            }
+            assertThat(expected).as("some worker is below capacity").isNotNull();
             if (!close) {
                 assertThat(actual).as("key %s weight %s loads %s capacity %s", key, weight, loads, capacity).isEqualTo(expected);
             }
