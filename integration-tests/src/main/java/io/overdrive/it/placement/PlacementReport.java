@@ -132,16 +132,18 @@ final class PlacementReport
         out.append(format("## %,d workers%n%n", config.workers()));
         out.append(format("%,.0f s of arrivals (%,.0f s warm-up), %,d measured queries; simulated in %,.0f s CPU.%n%n",
                 config.arrivalSeconds(), config.warmupSeconds(), first.result().queries(), scale.stream().mapToDouble(Run::cpuSeconds).sum()));
-        out.append("| policy | hit ratio | split wait P50 / P95 / P99 (ms) | query P50 / P95 / P99 (ms) | mean query (ms) | splits unfinished when arrivals stopped | drained after (s) |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| policy | hit ratio | split wait P50 / P95 / P99 (ms) | query P50 / P95 / P99 (ms) | mean query (ms) | splits unfinished when arrivals stopped | drained after (s) | kept up |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (Run run : scale) {
             SimulationResult result = run.result();
-            out.append(format("| `%s` | %.3f | %s / %s / %s | %s / %s / %s | %s | %,d | %,.1f |%n", result.policy(), result.hitRatio(),
+            out.append(format("| `%s` | %.3f | %s / %s / %s | %s / %s / %s | %s | %,d | %,.1f | %s |%n", result.policy(), result.hitRatio(),
                     millis(result.splitWaitP50()), millis(result.splitWaitP95()), millis(result.splitWaitP99()),
-                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), millis(result.queryMean()), result.backlogAtEnd(), result.drainSeconds()));
+                    millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), millis(result.queryMean()), result.backlogAtEnd(), result.drainSeconds(),
+                    keptUp(result)));
         }
         out.append(format("%nA policy that keeps up leaves about the splits of the last half second unfinished and drains in a second or two; "
-                + "one that does not keep up leaves a queue that grows with the length of the run, and so do its percentiles.%n"));
+                + "one that does not keep up leaves a queue that grows with the length of the run, and so do its percentiles: "
+                + "\"kept up\" is no when the queues took more than %.0f s to drain, and such a run's percentiles are not comparable.%n", SimulationResult.KEPT_UP_DRAIN_SECONDS));
         out.append("\n| policy | max/avg splits run | max/avg busy time | utilisation: mean / busiest worker | cached copies per cached file | remap on join | remap on leave | placer's own remap (join / leave) | preferred / alternative / fallback |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Run run : scale) {
@@ -189,13 +191,13 @@ final class PlacementReport
         SimulationConfig config = sensitivity.getFirst().config();
         out.append(format("## Sensitivity (%,d workers, %,.0f s of arrivals, %,.0f s warm-up; one parameter changed at a time)%n%n",
                 config.workers(), config.arrivalSeconds(), config.warmupSeconds()));
-        out.append("| variant | policy | hit ratio | query P50 / P95 / P99 (ms) | max/avg splits | max/avg busy | utilisation: mean / busiest | fallback | unfinished when arrivals stopped |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| variant | policy | hit ratio | query P50 / P95 / P99 (ms) | max/avg splits | max/avg busy | utilisation: mean / busiest | fallback | unfinished when arrivals stopped | kept up |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Run run : sensitivity) {
             SimulationResult result = run.result();
-            out.append(format("| %s | `%s` | %.3f | %s / %s / %s | %.2f | %.2f | %.2f / %.2f | %.1f%% | %,d |%n", run.variant(), result.policy(), result.hitRatio(),
+            out.append(format("| %s | `%s` | %.3f | %s / %s / %s | %.2f | %.2f | %.2f / %.2f | %.1f%% | %,d | %s |%n", run.variant(), result.policy(), result.hitRatio(),
                     millis(result.queryP50()), millis(result.queryP95()), millis(result.queryP99()), result.maxAvgSplits(), result.maxAvgBusy(),
-                    result.utilisation(), result.maxWorkerUtilisation(), 100 * result.fallbackShare(), result.backlogAtEnd()));
+                    result.utilisation(), result.maxWorkerUtilisation(), 100 * result.fallbackShare(), result.backlogAtEnd(), keptUp(result)));
         }
         out.append('\n');
     }
@@ -289,5 +291,10 @@ final class PlacementReport
     private static String format(String pattern, Object... arguments)
     {
         return String.format(Locale.ROOT, pattern, arguments);
+    }
+
+    private static String keptUp(SimulationResult result)
+    {
+        return result.keptUp() ? "yes" : "**no**";
     }
 }

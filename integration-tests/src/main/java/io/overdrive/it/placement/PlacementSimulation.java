@@ -98,6 +98,10 @@ public final class PlacementSimulation
         for (String policy : List.of("trino", "none")) {
             runs.add(run(PlacementReport.SENSITIVITY, "splits-balancing-policy NODE", sensitivity.withSplitsBalancing(SplitsBalancing.NODE), policy));
         }
+        // Trino's own setting, swept as Overdrive's are: more hosts per bucket spread a hot file's splits further
+        for (int hosts : List.of(1, 4, 8)) {
+            runs.add(run(PlacementReport.SENSITIVITY, "Trino cache-preferred-hosts-count %d".formatted(hosts), sensitivity.withTrinoPreferredHosts(hosts), "trino"));
+        }
         for (String policy : Simulator.POLICIES) {
             runs.add(run(PlacementReport.SENSITIVITY, "4 slots per worker", sensitivity.withSlots(4), policy));
         }

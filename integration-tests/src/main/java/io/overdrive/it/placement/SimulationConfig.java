@@ -35,6 +35,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * @param loadHalfLifeSeconds Overdrive's {@code node-selection.load-half-life}
  * @param granularity Overdrive's {@code node-selection.affinity-granularity}
  * @param seed the seed of the arrivals, of the worker that leaves and of the policies' tie breaks
+ * @param trinoPreferredHosts Trino's {@code node-scheduler.cache-preferred-hosts-count} (its default: 2)
  */
 record SimulationConfig(
         int workers,
@@ -57,7 +58,8 @@ record SimulationConfig(
         double loadBalanceEpsilon,
         double loadHalfLifeSeconds,
         AffinityGranularity granularity,
-        long seed)
+        long seed,
+        int trinoPreferredHosts)
 {
     static final long DEFAULT_SEED = 20261212;
     // Overdrive's shipped placement defaults
@@ -78,6 +80,7 @@ record SimulationConfig(
         checkArgument(joinFraction > 0 && joinFraction < leaveFraction && leaveFraction < 1, "need 0 < joinFraction < leaveFraction < 1: %s, %s", joinFraction, leaveFraction);
         requireNonNull(splitsBalancing, "splitsBalancing is null");
         checkArgument(preferredHostsCount >= 1, "preferredHostsCount must be positive: %s", preferredHostsCount);
+        checkArgument(trinoPreferredHosts >= 1, "trinoPreferredHosts must be positive: %s", trinoPreferredHosts);
         checkArgument(loadBalanceEpsilon > 0, "loadBalanceEpsilon must be positive: %s", loadBalanceEpsilon);
         checkArgument(loadHalfLifeSeconds > 0, "loadHalfLifeSeconds must be positive: %s", loadHalfLifeSeconds);
         requireNonNull(granularity, "granularity is null");
@@ -107,7 +110,7 @@ record SimulationConfig(
         }
         return new SimulationConfig(workers, 16, 250, 4, 150, 1.1, 0.75, 0.6, 50, 5, 100,
                 arrivalSeconds, warmupSeconds, 0.45, 0.75, SplitsBalancing.STAGE,
-                DEFAULTS.getPreferredHostsCount(), DEFAULTS.getLoadBalanceEpsilon(), DEFAULTS.getLoadHalfLife().getValue(SECONDS), DEFAULTS.getAffinityGranularity(), DEFAULT_SEED);
+                DEFAULTS.getPreferredHostsCount(), DEFAULTS.getLoadBalanceEpsilon(), DEFAULTS.getLoadHalfLife().getValue(SECONDS), DEFAULTS.getAffinityGranularity(), DEFAULT_SEED, 2);
     }
 
     int files()
@@ -129,48 +132,54 @@ record SimulationConfig(
     SimulationConfig withUtilisation(double value)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, value, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withZipfExponent(double value)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, value, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withPeriod(double arrival, double warmup)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrival, warmup, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrival, warmup, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withLake(int files, int cachedSplits)
     {
         return new SimulationConfig(workers, slotsPerWorker, files, splitsPerFile, cachedSplits, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withOverdrive(int hosts, double epsilon, double halfLifeSeconds, AffinityGranularity affinityGranularity)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, hosts, epsilon, halfLifeSeconds, affinityGranularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, hosts, epsilon, halfLifeSeconds, affinityGranularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withSlots(int slots)
     {
         return new SimulationConfig(workers, slots, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withSplitsBalancing(SplitsBalancing value)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, value, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, value, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
+    }
+
+    SimulationConfig withTrinoPreferredHosts(int hosts)
+    {
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, hosts);
     }
 
     SimulationConfig withSeed(long value)
     {
         return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, value);
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, value, trinoPreferredHosts);
     }
 }

@@ -50,8 +50,21 @@ record SimulationResult(
         long cacheMisses,
         long checksum)
 {
+    /** A run whose queues drain within this long after arrivals stop kept up with the offered load. */
+    static final double KEPT_UP_DRAIN_SECONDS = 5;
+
     boolean hasPreferences()
     {
         return !Double.isNaN(remapJoin);
+    }
+
+    /**
+     * Whether the policy kept up with the arrivals: a stable run leaves only the last moments' splits when arrivals stop
+     * and drains them in about a second; an unstable one leaves a queue that grew all run, and its percentiles are
+     * those of the queue, not of the placement.
+     */
+    boolean keptUp()
+    {
+        return drainSeconds <= KEPT_UP_DRAIN_SECONDS;
     }
 }

@@ -105,7 +105,7 @@ final class Simulator
         };
         this.policy = switch (policyName) {
             case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock);
-            case "trino" -> new TrinoAffinityPolicy(lake, config.splitsBalancing());
+            case "trino" -> new TrinoAffinityPolicy(lake, config.splitsBalancing(), config.trinoPreferredHosts());
             case "presto-modular" -> new PrestoSoftAffinityPolicy(false, lake, config.seed() ^ 0x5eed);
             case "presto-consistent" -> new PrestoSoftAffinityPolicy(true, lake, config.seed() ^ 0x5eed);
             case "none" -> new NoPreferencePolicy(config.splitsBalancing(), config.seed() ^ 0x5eed);

@@ -24,20 +24,21 @@ final class TrinoAffinityPolicy
         extends Policy
 {
     static final int BUCKETS = 2048;
-    private static final int PREFERRED_HOSTS = 2;
     private static final HashFunction HASH = Hashing.murmur3_128(0x7472);
 
     private final Lake lake;
     private final SplitsBalancing balancing;
+    private final int preferredHosts;
     private final SimWorker[][] bucketHosts = new SimWorker[BUCKETS][];
     // every worker ever live: a departed one's waiting splits are taken back too
     private final Set<SimWorker> known = new LinkedHashSet<>();
 
-    TrinoAffinityPolicy(Lake lake, SplitsBalancing balancing)
+    TrinoAffinityPolicy(Lake lake, SplitsBalancing balancing, int preferredHosts)
     {
         super("trino");
         this.lake = lake;
         this.balancing = balancing;
+        this.preferredHosts = preferredHosts;
     }
 
     @Override
@@ -45,7 +46,7 @@ final class TrinoAffinityPolicy
     {
         known.addAll(live);
         long[] nodeHashes = live.stream().mapToLong(worker -> HASH.hashString(worker.nodeId, UTF_8).asLong()).toArray();
-        int hosts = Math.min(PREFERRED_HOSTS, live.size());
+        int hosts = Math.min(preferredHosts, live.size());
         for (int bucket = 0; bucket < BUCKETS; bucket++) {
             long bucketHash = mix(bucket * 0x9e3779b97f4a7c15L + 1);
             int[] top = new int[hosts];

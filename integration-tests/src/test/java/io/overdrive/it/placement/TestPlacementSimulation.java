@@ -103,6 +103,17 @@ final class TestPlacementSimulation
     }
 
     @Test
+    void everyPolicyKeepsUpOnTheSmallClusterAndTrinosHostsAreASetting()
+    {
+        // 40 workers at 75% load: every policy drains its queues within seconds of the last arrival
+        results.values().forEach(result -> assertThat(result.keptUp()).as(result.policy() + " drained after %.1f s", result.drainSeconds()).isTrue());
+        // Trino's cache-preferred-hosts-count changes its placement: one host per bucket caches each split once
+        SimulationResult oneHost = Simulator.run(SMALL.withTrinoPreferredHosts(1), "trino");
+        assertThat(oneHost.copiesPerCachedFile()).isLessThan(results.get("trino").copiesPerCachedFile());
+        assertThat(oneHost.alternativeShare()).isZero();
+    }
+
+    @Test
     void aSeedGivesTheSameRun()
     {
         assertThat(Simulator.run(SMALL, "overdrive")).isEqualTo(results.get("overdrive"));
@@ -135,7 +146,7 @@ final class TestPlacementSimulation
                 .toList();
         String report = PlacementReport.render(runs, Instant.EPOCH, 1, true, SMALL.seed());
         assertThat(report)
-                .contains("## Model", "## 40 workers", "| `overdrive` |", "| `presto-modular` |")
+                .contains("## Model", "## 40 workers", "| `overdrive` |", "| `presto-modular` |", "| kept up |")
                 .contains("%.3f".formatted(results.get("trino").hitRatio()));
         List<Path> charts = PlacementCharts.write(directory, runs);
         assertThat(charts).hasSize(3);
