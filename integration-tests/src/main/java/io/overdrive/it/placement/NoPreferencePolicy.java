@@ -31,7 +31,8 @@ final class NoPreferencePolicy
         int count = randomCandidates(random, MIN_CANDIDATES, candidates);
         SimWorker chosen = TrinoNodeSelector.choose(candidates, count, split.query, balancing);
         if (chosen == null) {
-            // Trino would wait for any node; unreachable here: a query of fewer than 16 splits never fills a node
+            // every candidate is full: Trino would hold the split on the coordinator until one has room, the model
+            // queues it on the least loaded candidate
             chosen = leastAssigned(candidates, count, Integer.MAX_VALUE);
         }
         return split.placeOn(chosen, Choice.ANY, true);

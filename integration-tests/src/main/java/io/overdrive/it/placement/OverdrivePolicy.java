@@ -68,7 +68,7 @@ final class OverdrivePolicy
             placer = factory.createPlacer(WorkerLoads.UNKNOWN).orElseThrow();
             split.query.placer = placer;
         }
-        Placement placement = placer.place(key(split.query.file, split.index), 1)
+        Placement placement = placer.place(key(split.file, split.index), 1)
                 .orElseThrow(() -> new IllegalStateException("no live worker"));
         Choice choice = switch (placement.kind()) {
             case PREFERRED -> Choice.PREFERRED;

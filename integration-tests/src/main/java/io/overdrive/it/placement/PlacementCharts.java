@@ -40,7 +40,11 @@ final class PlacementCharts
     private static final int HEIGHT = 500;
     private static final Color[] POLICY_COLORS = {
             new Color(0x1f, 0x77, 0xb4), // overdrive
+            new Color(0x6b, 0xae, 0xd6), // overdrive-split
             new Color(0xd6, 0x27, 0x28), // trino
+            new Color(0xf4, 0x9a, 0x9a), // trino-hosts-1
+            new Color(0x9e, 0x1a, 0x1a), // trino-hosts-4
+            new Color(0x5c, 0x0e, 0x0e), // trino-hosts-8
             new Color(0xff, 0x7f, 0x0e), // presto-modular
             new Color(0x2c, 0xa0, 0x2c), // presto-consistent
             new Color(0x88, 0x88, 0x88), // none
@@ -51,7 +55,7 @@ final class PlacementCharts
     static List<Path> write(Path directory, List<Run> runs)
     {
         List<Run> main = runs.stream().filter(run -> run.section().equals(PlacementReport.MAIN)).toList();
-        String subtitle = "Simulated cluster, Zipf %.1f file popularity, %.0f%% offered load, a worker joining and one leaving (seed %d)"
+        String subtitle = "Simulated cluster, Zipf %.1f table popularity, %.0f%% offered load, a worker joining and one leaving (seed %d)"
                 .formatted(main.getFirst().config().zipfExponent(), 100 * main.getFirst().config().utilisation(), main.getFirst().config().seed());
         List<Path> files = new ArrayList<>();
         files.add(save(directory.resolve(P95), byPolicyAndScale(main, "P95 query time (ms, log scale, lower is better)", "milliseconds", SimulationResult::queryP95, true, subtitle)));

@@ -15,8 +15,8 @@ import java.util.List;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
- * {@code ./overdrive bench placement}: the placement simulation at 10, 100 and 1,000 workers for every policy, a
- * sensitivity run at 100 workers, and Overdrive's own settings; writes {@code report.md} and its PNG charts.
+ * {@code ./overdrive bench placement}: the placement simulation at 10, 100 and 1,000 workers for every policy, the
+ * largest load each keeps up with at each scale, a sensitivity run at 100 workers, and Overdrive's own settings; writes {@code report.md} and its PNG charts.
  */
 public final class PlacementSimulation
 {
@@ -82,7 +82,17 @@ public final class PlacementSimulation
                 runs.add(run(PlacementReport.MAIN, policy, config, policy));
             }
         }
-        // sensitivity at 100 workers, a shorter run: load, skew, Trino's NODE balancing, smaller workers
+        // the largest load each policy keeps up with, at every scale
+        for (int workers : SCALES) {
+            if (quick && workers > 100) {
+                continue;
+            }
+            SimulationConfig config = sustainablePeriod(SimulationConfig.standard(workers).withSeed(seed), time);
+            for (String policy : Simulator.POLICIES) {
+                runs.addAll(sustainable(config, policy));
+            }
+        }
+        // sensitivity at 100 workers, a shorter run: load, skew, Trino's NODE balancing, smaller workers, one file per query
         SimulationConfig sensitivity = SimulationConfig.standard(100).withSeed(seed);
         sensitivity = scaled(sensitivity.withPeriod(300, 60), time);
         for (double utilisation : List.of(0.6, 0.9)) {
@@ -98,12 +108,12 @@ public final class PlacementSimulation
         for (String policy : List.of("trino", "none")) {
             runs.add(run(PlacementReport.SENSITIVITY, "splits-balancing-policy NODE", sensitivity.withSplitsBalancing(SplitsBalancing.NODE), policy));
         }
-        // Trino's own setting, swept as Overdrive's are: more hosts per bucket spread a hot file's splits further
-        for (int hosts : List.of(1, 4, 8)) {
-            runs.add(run(PlacementReport.SENSITIVITY, "Trino cache-preferred-hosts-count %d".formatted(hosts), sensitivity.withTrinoPreferredHosts(hosts), "trino"));
-        }
         for (String policy : Simulator.POLICIES) {
             runs.add(run(PlacementReport.SENSITIVITY, "4 slots per worker", sensitivity.withSlots(4), policy));
+        }
+        // the earlier model: each query one whole file, Zipf over single files
+        for (String policy : Simulator.POLICIES) {
+            runs.add(run(PlacementReport.SENSITIVITY, "one file (4 splits) per query, Zipf over files", sensitivity.withSingleFileQueries(), policy));
         }
         // Overdrive's own settings, through the real placer's configuration
         List<OverdriveSetting> settings = List.of(
@@ -121,7 +131,7 @@ public final class PlacementSimulation
         }
         if (!quick) {
             SimulationConfig large = SimulationConfig.standard(1000).withSeed(seed);
-            for (OverdriveSetting setting : List.of(settings.get(0), settings.get(3))) {
+            for (OverdriveSetting setting : List.of(settings.get(0))) {
                 runs.add(run(PlacementReport.SETTINGS_1000, setting.label(), setting.apply(large), "overdrive"));
             }
         }
@@ -134,6 +144,44 @@ public final class PlacementSimulation
         {
             return config.withOverdrive(hosts, epsilon, halfLifeSeconds, granularity);
         }
+    }
+
+    /** The utilisations the search for the largest sustainable load tries, in order from {@link #FIRST_LOAD}. */
+    static final double LOAD_STEP = 0.1;
+    static final double FIRST_LOAD = 1.0;
+    static final double MIN_LOAD = 0.2;
+    static final double MAX_LOAD = 1.9;
+
+    /**
+     * Runs of {@code policy} at rising offered load from {@link #FIRST_LOAD} while it keeps up (or falling until it
+     * does): the last run that kept up gives the largest sustainable load, within one step.
+     */
+    static List<Run> sustainable(SimulationConfig config, String policy)
+    {
+        List<Run> tried = new ArrayList<>();
+        Run first = run(PlacementReport.SUSTAINABLE, label(FIRST_LOAD), config.withUtilisation(FIRST_LOAD), policy);
+        tried.add(first);
+        double direction = first.result().keptUp() ? LOAD_STEP : -LOAD_STEP;
+        for (double load = FIRST_LOAD + direction; load >= MIN_LOAD - 1e-9 && load <= MAX_LOAD + 1e-9; load += direction) {
+            Run next = run(PlacementReport.SUSTAINABLE, label(load), config.withUtilisation(load), policy);
+            tried.add(next);
+            if (next.result().keptUp() != first.result().keptUp()) {
+                break;
+            }
+        }
+        return tried;
+    }
+
+    private static String label(double load)
+    {
+        return "utilisation %.2f".formatted(load);
+    }
+
+    // the search's runs: long enough that a load 5% over capacity leaves a queue that does not drain in time
+    private static SimulationConfig sustainablePeriod(SimulationConfig config, double time)
+    {
+        double arrival = config.workers() <= 10 ? 300 : config.workers() <= 100 ? 120 : 30;
+        return config.withPeriod(arrival * time, arrival * time / 4);
     }
 
     private static SimulationConfig scaled(SimulationConfig config, double time)

@@ -16,8 +16,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * busy, else to the alternative unless busy, else to the least busy of 10 random workers that is not busy; busy means
  * {@code node-scheduler.max-splits-per-node} (100) splits assigned, running or queued. When all of those are busy, a
  * second pass takes the preferred worker (then the alternative) while the query has fewer than
- * {@code node-scheduler.max-pending-splits-per-task} (10) splits queued there, as a small query always has. Only the
- * preferred and the alternative cache.
+ * {@code node-scheduler.max-pending-splits-per-task} (10) splits queued there; past that the model queues the split on the
+ * preferred worker, where Presto would hold it on the coordinator. Only the preferred and the alternative cache.
  */
 final class PrestoSoftAffinityPolicy
         extends Policy
@@ -75,7 +75,7 @@ final class PrestoSoftAffinityPolicy
     @Override
     SimWorker place(SplitTask split)
     {
-        long hash = fileHashes[split.query.file];
+        long hash = fileHashes[split.file];
         SimWorker preferred = live.get(preferredIndex(hash));
         if (preferred.assigned() < MAX_SPLITS_PER_NODE) {
             return split.placeOn(preferred, Choice.PREFERRED, true);
@@ -92,7 +92,8 @@ final class PrestoSoftAffinityPolicy
         if (split.query.splitsOn(alternative) < split.query.splitsOn(preferred) && split.query.splitsOn(preferred) >= MAX_PENDING_SPLITS_PER_TASK) {
             return split.placeOn(alternative, Choice.ALTERNATIVE, true);
         }
-        // the second pass; a query of fewer than 10 splits never fills its queue on a worker
+        // the second pass; when both hold 10 of this query's splits Presto would hold the split on the coordinator
+        // until one has room, the model queues it on the preferred worker: the same wait, in the worker's queue
         return split.placeOn(preferred, Choice.PREFERRED, true);
     }
 

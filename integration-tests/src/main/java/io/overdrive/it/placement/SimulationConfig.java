@@ -16,9 +16,13 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * @param slotsPerWorker splits a worker runs at once (its driver threads)
  * @param filesPerWorker files in the lake per starting worker: the lake grows with the cluster
  * @param splitsPerFile splits of each file (each split is one cacheable unit: its pages)
+ * @param filesPerTable files of each table: the lake is tables of this many files, and popularity is a table's
+ * @param minFilesPerQuery a query reads a run of consecutive files of one table (a range of partitions), at least this
+ * many...
+ * @param maxFilesPerQuery ... and at most this many (uniformly), at most {@code filesPerTable}
  * @param cachedSplitsPerWorker how many splits' data a worker's page cache holds (LRU)
- * @param zipfExponent file popularity: the file of rank r is read with probability proportional to 1 / r^exponent
- * @param utilisation the offered load: arrival rate × splits per query × reference service time / (workers × slots)
+ * @param zipfExponent table popularity: the table of rank r is read with probability proportional to 1 / r^exponent
+ * @param utilisation the offered load: arrival rate × mean splits per query × reference service time / (workers × slots)
  * @param referenceHitRatio the hit ratio the reference service time assumes (only sets the arrival rate; every policy
  * then gets the same arrivals and its own hit ratio)
  * @param cpuMillis a split's processing time
@@ -42,6 +46,9 @@ record SimulationConfig(
         int slotsPerWorker,
         int filesPerWorker,
         int splitsPerFile,
+        int filesPerTable,
+        int minFilesPerQuery,
+        int maxFilesPerQuery,
         int cachedSplitsPerWorker,
         double zipfExponent,
         double utilisation,
@@ -71,6 +78,9 @@ record SimulationConfig(
         checkArgument(slotsPerWorker >= 1, "slotsPerWorker must be positive: %s", slotsPerWorker);
         checkArgument(filesPerWorker >= 1, "filesPerWorker must be positive: %s", filesPerWorker);
         checkArgument(splitsPerFile >= 1, "splitsPerFile must be positive: %s", splitsPerFile);
+        checkArgument(filesPerTable >= 1 && filesPerWorker % filesPerTable == 0, "filesPerTable must divide filesPerWorker: %s, %s", filesPerTable, filesPerWorker);
+        checkArgument(minFilesPerQuery >= 1 && minFilesPerQuery <= maxFilesPerQuery && maxFilesPerQuery <= filesPerTable,
+                "need 1 <= minFilesPerQuery <= maxFilesPerQuery <= filesPerTable: %s, %s, %s", minFilesPerQuery, maxFilesPerQuery, filesPerTable);
         checkArgument(cachedSplitsPerWorker >= 1, "cachedSplitsPerWorker must be positive: %s", cachedSplitsPerWorker);
         checkArgument(zipfExponent >= 0, "zipfExponent must not be negative: %s", zipfExponent);
         checkArgument(utilisation > 0 && utilisation < 2, "utilisation must be in (0, 2): %s", utilisation);
@@ -87,8 +97,9 @@ record SimulationConfig(
     }
 
     /**
-     * The report's model: 16 slots, 250 files of 4 splits per worker, a cache of 150 splits per worker (15% of a
-     * worker's share of the lake), Zipf 1.1, 75% offered load, 50 ms of CPU and 5 ms (cached) or 100 ms (remote) of
+     * The report's model: 16 slots, 250 files of 4 splits per worker in tables of 50 files, queries of 4 to 50
+     * consecutive files of one table (16 to 200 splits), a cache of 150 splits per worker (15% of a worker's share of
+     * the lake), Zipf 1.1 over tables, 75% offered load, 50 ms of CPU and 5 ms (cached) or 100 ms (remote) of
      * reading per split; a longer run for fewer workers, which have fewer arrivals per second.
      */
     static SimulationConfig standard(int workers)
@@ -108,7 +119,7 @@ record SimulationConfig(
             arrivalSeconds = 90;
             warmupSeconds = 30;
         }
-        return new SimulationConfig(workers, 16, 250, 4, 150, 1.1, 0.75, 0.6, 50, 5, 100,
+        return new SimulationConfig(workers, 16, 250, 4, 50, 4, 50, 150, 1.1, 0.75, 0.6, 50, 5, 100,
                 arrivalSeconds, warmupSeconds, 0.45, 0.75, SplitsBalancing.STAGE,
                 DEFAULTS.getPreferredHostsCount(), DEFAULTS.getLoadBalanceEpsilon(), DEFAULTS.getLoadHalfLife().getValue(SECONDS), DEFAULTS.getAffinityGranularity(), DEFAULT_SEED, 2);
     }
@@ -124,62 +135,79 @@ record SimulationConfig(
         return cpuMillis + referenceHitRatio * localReadMillis + (1 - referenceHitRatio) * remoteReadMillis;
     }
 
+    int tables()
+    {
+        return files() / filesPerTable;
+    }
+
+    double meanSplitsPerQuery()
+    {
+        return splitsPerFile * (minFilesPerQuery + maxFilesPerQuery) / 2.0;
+    }
+
     double queriesPerSecond()
     {
-        return utilisation * workers * slotsPerWorker * 1000 / (splitsPerFile * referenceServiceMillis());
+        return utilisation * workers * slotsPerWorker * 1000 / (meanSplitsPerQuery() * referenceServiceMillis());
+    }
+
+    /** Queries of one whole file each, files popular by Zipf: every table is one file. */
+    SimulationConfig withSingleFileQueries()
+    {
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, 1, 1, 1, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withUtilisation(double value)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, value, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, value, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withZipfExponent(double value)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, value, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, value, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withPeriod(double arrival, double warmup)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrival, warmup, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
+    }
+
+    SimulationConfig withQueryShape(int tableFiles, int minFiles, int maxFiles)
+    {
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, tableFiles, minFiles, maxFiles, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withLake(int files, int cachedSplits)
     {
-        return new SimulationConfig(workers, slotsPerWorker, files, splitsPerFile, cachedSplits, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, files, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplits, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withOverdrive(int hosts, double epsilon, double halfLifeSeconds, AffinityGranularity affinityGranularity)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, hosts, epsilon, halfLifeSeconds, affinityGranularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withSlots(int slots)
     {
-        return new SimulationConfig(workers, slots, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slots, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
     }
 
     SimulationConfig withSplitsBalancing(SplitsBalancing value)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, value, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, trinoPreferredHosts);
-    }
-
-    SimulationConfig withTrinoPreferredHosts(int hosts)
-    {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
-                arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, seed, hosts);
     }
 
     SimulationConfig withSeed(long value)
     {
-        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
+        return new SimulationConfig(workers, slotsPerWorker, filesPerWorker, splitsPerFile, filesPerTable, minFilesPerQuery, maxFilesPerQuery, cachedSplitsPerWorker, zipfExponent, utilisation, referenceHitRatio, cpuMillis, localReadMillis, remoteReadMillis,
                 arrivalSeconds, warmupSeconds, joinFraction, leaveFraction, splitsBalancing, preferredHostsCount, loadBalanceEpsilon, loadHalfLifeSeconds, granularity, value, trinoPreferredHosts);
     }
 }

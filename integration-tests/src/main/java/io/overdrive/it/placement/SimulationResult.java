@@ -13,6 +13,7 @@ package io.overdrive.it.placement;
  * 4096 most recently placed keys), else NaN
  * @param backlogAtEnd splits not finished when arrivals stopped (a policy that cannot keep up leaves many)
  * @param drainSeconds how long after arrivals stopped the last split finished
+ * @param keptUpDrainSeconds the longest drain of a run that kept up ({@link #keptUpDrainSeconds(double)})
  */
 record SimulationResult(
         String policy,
@@ -48,10 +49,22 @@ record SimulationResult(
         long abortedExecutions,
         long cacheHits,
         long cacheMisses,
-        long checksum)
+        long checksum,
+        double keptUpDrainSeconds)
 {
-    /** A run whose queues drain within this long after arrivals stop kept up with the offered load. */
+    /** A run whose queues drain within this long after arrivals stop kept up with the offered load... */
     static final double KEPT_UP_DRAIN_SECONDS = 5;
+    /** ... or within this fraction of its arrival period, when that is shorter. */
+    static final double KEPT_UP_DRAIN_FRACTION = 0.05;
+
+    /**
+     * How long a run of {@code arrivalSeconds} may take to drain and still count as having kept up: short enough that a
+     * run 5% over capacity leaves a queue that takes longer.
+     */
+    static double keptUpDrainSeconds(double arrivalSeconds)
+    {
+        return Math.min(KEPT_UP_DRAIN_SECONDS, KEPT_UP_DRAIN_FRACTION * arrivalSeconds);
+    }
 
     boolean hasPreferences()
     {
@@ -65,6 +78,6 @@ record SimulationResult(
      */
     boolean keptUp()
     {
-        return drainSeconds <= KEPT_UP_DRAIN_SECONDS;
+        return drainSeconds <= keptUpDrainSeconds;
     }
 }

@@ -1,6 +1,7 @@
 package io.overdrive.it.placement;
 
 import com.google.common.base.Ticker;
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 
@@ -17,8 +18,8 @@ import static com.google.common.base.Preconditions.checkState;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A discrete-event simulation of split placement on a cluster: Poisson query arrivals over Zipf-popular files, each
- * query reading all splits of one file; workers with split slots, a FIFO queue and an LRU page cache; one worker joining
+ * A discrete-event simulation of split placement on a cluster: Poisson query arrivals over Zipf-popular tables, each
+ * query reading all splits of a run of consecutive files of one table; workers with split slots, a FIFO queue and an LRU page cache; one worker joining
  * and one leaving mid-run. Single-threaded and deterministic: the same configuration, seed and policy give the same
  * result, and every policy gets the same arrivals.
  * <p>
@@ -29,7 +30,12 @@ import static java.util.Objects.requireNonNull;
  */
 final class Simulator
 {
-    static final List<String> POLICIES = List.of("overdrive", "trino", "presto-modular", "presto-consistent", "none");
+    /**
+     * Overdrive with its defaults, and with {@code affinity-granularity} SPLIT; Trino with its default of 2 preferred
+     * hosts, and with {@code cache-preferred-hosts-count} 1, 4 and 8.
+     */
+    static final List<String> POLICIES = List.of("overdrive", "overdrive-split", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
+    private static final String TRINO_HOSTS = "trino-hosts-";
 
     private static final int ARRIVAL = 0;
     private static final int FINISH = 1;
@@ -86,7 +92,7 @@ final class Simulator
     private Simulator(SimulationConfig config, String policyName)
     {
         this.config = requireNonNull(config, "config is null");
-        this.lake = new Lake(config.files(), config.splitsPerFile(), config.zipfExponent());
+        this.lake = Lake.of(config);
         this.slots = config.slotsPerWorker();
         this.cpuNanos = millisToNanos(config.cpuMillis());
         this.localReadNanos = millisToNanos(config.localReadMillis());
@@ -105,7 +111,10 @@ final class Simulator
         };
         this.policy = switch (policyName) {
             case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock);
-            case "trino" -> new TrinoAffinityPolicy(lake, config.splitsBalancing(), config.trinoPreferredHosts());
+            case "overdrive-split" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), config.loadBalanceEpsilon(), config.loadHalfLifeSeconds(), AffinityGranularity.SPLIT), lake, clock);
+            case "trino" -> new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), config.trinoPreferredHosts());
+            case String name when name.startsWith(TRINO_HOSTS) ->
+                    new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), Integer.parseInt(name.substring(TRINO_HOSTS.length())));
             case "presto-modular" -> new PrestoSoftAffinityPolicy(false, lake, config.seed() ^ 0x5eed);
             case "presto-consistent" -> new PrestoSoftAffinityPolicy(true, lake, config.seed() ^ 0x5eed);
             case "none" -> new NoPreferencePolicy(config.splitsBalancing(), config.seed() ^ 0x5eed);
@@ -159,12 +168,15 @@ final class Simulator
 
     private void arrive()
     {
-        int file = lake.nextFile(arrivals);
-        Query query = new Query(querySequence++, file, now, now >= windowStart, lake.splitsPerFile());
-        splitsCreated += lake.splitsPerFile();
-        unfinished += lake.splitsPerFile();
-        for (int index = 0; index < lake.splitsPerFile(); index++) {
-            query.splits[index] = new SplitTask(query, index, lake.chunk(file, index), splitSequence++);
+        int[] files = lake.nextQueryFiles(arrivals);
+        int splitsPerFile = lake.splitsPerFile();
+        Query query = new Query(querySequence++, now, now >= windowStart, files.length * splitsPerFile);
+        splitsCreated += query.splits.length;
+        unfinished += query.splits.length;
+        for (int offset = 0; offset < files.length; offset++) {
+            for (int index = 0; index < splitsPerFile; index++) {
+                query.splits[offset * splitsPerFile + index] = new SplitTask(query, files[offset], index, lake.chunk(files[offset], index), splitSequence++);
+            }
         }
         for (SplitTask split : query.splits) {
             submit(split);
@@ -188,6 +200,7 @@ final class Simulator
     {
         checkState(worker.alive, "%s placed on %s, which is not live", policy.name(), worker);
         split.worker = worker;
+        split.query.assigned(worker);
         if (worker.running.size() < slots) {
             start(split);
         }
@@ -225,6 +238,7 @@ final class Simulator
             busyInWindow += duration;
         }
         split.done = true;
+        split.query.released(worker);
         splitsCompleted++;
         unfinished--;
         lastFinish = now;
@@ -290,6 +304,7 @@ final class Simulator
         leaver.loseCache();
         for (SplitTask split : again) {
             split.generation++;
+            split.query.released(leaver);
             split.worker = null;
         }
         policy.setLive(live);
@@ -415,7 +430,8 @@ final class Simulator
                 abortedExecutions,
                 hits,
                 misses,
-                checksum);
+                checksum,
+                SimulationResult.keptUpDrainSeconds(config.arrivalSeconds()));
     }
 
     private double share(Choice choice, long placed)

@@ -1,12 +1,13 @@
 package io.overdrive.it.placement;
 
 /**
- * One split of a query, through its placement, queueing and execution. A split whose worker leaves is placed again
+ * One split of a file read by a query, through its placement, queueing and execution. A split whose worker leaves is placed again
  * (a new generation); the finish event of the aborted execution then no longer matches and is dropped.
  */
 final class SplitTask
 {
     final Query query;
+    final int file;
     final int index;
     final long chunk;
     final long sequence;
@@ -22,9 +23,10 @@ final class SplitTask
     // Trino's reference model: waiting on the coordinator for one of these hosts
     SimWorker[] waitingFor;
 
-    SplitTask(Query query, int index, long chunk, long sequence)
+    SplitTask(Query query, int file, int index, long chunk, long sequence)
     {
         this.query = query;
+        this.file = file;
         this.index = index;
         this.chunk = chunk;
         this.sequence = sequence;

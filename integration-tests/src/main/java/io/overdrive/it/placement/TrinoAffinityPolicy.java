@@ -14,10 +14,11 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 /**
  * Reference model of Trino 483's cache affinity for the stock Hive connector with {@code fs.cache}: each split's
  * affinity key ({@code CacheSplitAffinityProvider}: {@code path:start:length}) hashes to one of 2048 buckets, and
- * {@code StableHostAddressProvider} maps each bucket to its 2 preferred hosts by rendezvous hashing over the live
+ * {@code StableHostAddressProvider} maps each bucket to its preferred hosts
+ * ({@code node-scheduler.cache-preferred-hosts-count}, default 2) by rendezvous hashing over the live
  * workers. {@code UniformNodeSelector} (optimized local scheduling) takes those hosts as the split's only candidates
  * ({@link TrinoNodeSelector}): no fallback to another worker; when neither may take it, the split waits for one of them.
- * Both preferred hosts cache.
+ * Every preferred host caches.
  * Trino hashes with XxHash64; this model with murmur3 and a 64-bit finalizer, which distributes the same way.
  */
 final class TrinoAffinityPolicy
@@ -33,9 +34,9 @@ final class TrinoAffinityPolicy
     // every worker ever live: a departed one's waiting splits are taken back too
     private final Set<SimWorker> known = new LinkedHashSet<>();
 
-    TrinoAffinityPolicy(Lake lake, SplitsBalancing balancing, int preferredHosts)
+    TrinoAffinityPolicy(String name, Lake lake, SplitsBalancing balancing, int preferredHosts)
     {
-        super("trino");
+        super(name);
         this.lake = lake;
         this.balancing = balancing;
         this.preferredHosts = preferredHosts;
@@ -77,7 +78,7 @@ final class TrinoAffinityPolicy
     @Override
     SimWorker place(SplitTask split)
     {
-        SimWorker[] hosts = bucketHosts[bucket(split.query.file, split.index)];
+        SimWorker[] hosts = bucketHosts[bucket(split.file, split.index)];
         SimWorker best = TrinoNodeSelector.choose(hosts, hosts.length, split.query, balancing);
         if (best != null) {
             return split.placeOn(best, best == hosts[0] ? Choice.PREFERRED : Choice.ALTERNATIVE, true);

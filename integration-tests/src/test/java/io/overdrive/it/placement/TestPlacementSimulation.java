@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
 /**
- * A small simulation (40 workers, 4 slots each, a minute of arrivals, Zipf 1.1) of every policy, checked for what the
+ * A small simulation (40 workers, 4 slots each, a minute of arrivals, Zipf 1.1 over tables, queries of 8 to 40
+ * splits; and queries of one file each) of every policy, checked for what the
  * model and the placers promise: every split runs exactly once even when its worker leaves, Overdrive's real placer
  * keeps the load within its bound where rendezvous placement (Trino) does not, remap on a join or leave is about 1/N
  * for the consistent policies and nearly everything for modular hashing, caches evict least recently used first, and a
@@ -31,17 +32,24 @@ final class TestPlacementSimulation
 {
     private static final SimulationConfig SMALL = SimulationConfig.standard(40)
             .withLake(50, 40)
+            .withQueryShape(10, 2, 10)
             .withSlots(4)
             .withPeriod(60, 15)
             .withSeed(7);
+    // the single-file model: every query one hot file, where rendezvous placement piles up
+    private static final SimulationConfig SINGLE_FILE = SMALL.withSingleFileQueries();
 
     private final Map<String, SimulationResult> results = new LinkedHashMap<>();
+    private final Map<String, SimulationResult> singleFile = new LinkedHashMap<>();
 
     @BeforeAll
     void simulateEveryPolicy()
     {
         for (String policy : Simulator.POLICIES) {
             results.put(policy, Simulator.run(SMALL, policy));
+        }
+        for (String policy : List.of("overdrive", "trino", "presto-consistent", "none")) {
+            singleFile.put(policy, Simulator.run(SINGLE_FILE, policy));
         }
     }
 
@@ -52,7 +60,9 @@ final class TestPlacementSimulation
         for (SimulationResult result : results.values()) {
             assertThat(result.splitsCreated()).as(result.policy()).isPositive();
             assertThat(result.splitsCompleted()).as(result.policy() + ": splits that finished").isEqualTo(result.splitsCreated());
-            assertThat(result.splits()).as(result.policy() + ": measured splits are the measured queries' splits").isEqualTo(result.queries() * SMALL.splitsPerFile());
+            assertThat(result.splits()).as(result.policy() + ": measured splits are the measured queries' files' splits")
+                    .isBetween(result.queries() * SMALL.minFilesPerQuery() * SMALL.splitsPerFile(), result.queries() * SMALL.maxFilesPerQuery() * SMALL.splitsPerFile());
+            assertThat(result.splits() % SMALL.splitsPerFile()).as("whole files").isZero();
             assertThat(result.cacheHits() + result.cacheMisses()).as(result.policy() + ": every measured split is a hit or a miss").isEqualTo(result.splits());
             assertThat(result.hitRatio()).isEqualTo((double) result.cacheHits() / result.splits(), within(1e-12));
             aborted += result.abortedExecutions();
@@ -67,10 +77,13 @@ final class TestPlacementSimulation
     {
         // the placer bounds its decayed account at 1 + epsilon; the splits run over the window drift a little above it
         assertThat(results.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
-        // Trino's 2 preferred hosts per bucket take every split of their keys, however hot
-        assertThat(results.get("trino").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(singleFile.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
+        // with one hot file per query, Trino's 2 preferred hosts per bucket take every split of their keys, however hot
+        assertThat(singleFile.get("trino").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(singleFile.get("trino").fallbackShare()).isZero();
         assertThat(results.get("trino").fallbackShare()).isZero();
-        assertThat(results.get("presto-consistent").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(singleFile.get("presto-consistent").maxAvgSplits()).isGreaterThan(1.5);
+        assertThat(singleFile.get("none").maxAvgSplits()).isLessThan(1.15);
         assertThat(results.get("none").maxAvgSplits()).isLessThan(1.15);
     }
 
@@ -103,13 +116,23 @@ final class TestPlacementSimulation
     }
 
     @Test
-    void everyPolicyKeepsUpOnTheSmallClusterAndTrinosHostsAreASetting()
+    void affinityKeepsUpOnTheSmallClusterAndTrinosHostsAreASetting()
     {
-        // 40 workers at 75% load: every policy drains its queues within seconds of the last arrival
-        results.values().forEach(result -> assertThat(result.keptUp()).as(result.policy() + " drained after %.1f s", result.drainSeconds()).isTrue());
-        // Trino's cache-preferred-hosts-count changes its placement: one host per bucket caches each split once
-        SimulationResult oneHost = Simulator.run(SMALL.withTrinoPreferredHosts(1), "trino");
+        // 40 workers at 75% load (of the reference hit ratio): every policy with affinity but Trino with one host per key
+        // drains its queues within seconds of the last arrival
+        results.values().stream()
+                .filter(result -> !result.policy().equals("trino-hosts-1") && !result.policy().equals("none"))
+                .forEach(result -> assertThat(result.keptUp()).as(result.policy() + " drained after %.1f s", result.drainSeconds()).isTrue());
+        // without affinity almost every split misses: the slower splits ask more than the cluster has
+        assertThat(results.get("none").keptUp()).isFalse();
+        assertThat(results.get("none").hitRatio()).isLessThan(0.2);
+        // one host per key has nowhere to put a hot key's splits but that host
+        assertThat(results.get("trino-hosts-1").maxAvgSplits()).isGreaterThan(results.get("trino").maxAvgSplits());
+        // Trino's cache-preferred-hosts-count changes its placement: one host per bucket caches each split once, more
+        // hosts cache more copies
+        SimulationResult oneHost = results.get("trino-hosts-1");
         assertThat(oneHost.copiesPerCachedFile()).isLessThan(results.get("trino").copiesPerCachedFile());
+        assertThat(results.get("trino-hosts-8").copiesPerCachedFile()).isGreaterThan(results.get("trino").copiesPerCachedFile());
         assertThat(oneHost.alternativeShare()).isZero();
     }
 
