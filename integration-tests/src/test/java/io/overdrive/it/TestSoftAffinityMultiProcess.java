@@ -7,6 +7,7 @@ import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.TrinoProcessCluster.TrinoNode;
 import io.overdrive.it.harness.TrinoProcessCluster;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.trino.jdbc.TrinoStatement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -210,9 +211,9 @@ class TestSoftAffinityMultiProcess
         double imbalance = Arrays.stream(bytes).max().orElseThrow() / average;
         double loadImbalance = JmxAttributes.value(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.affinity:type=PlacementStats,name=skew,*", "LoadImbalance");
         System.out.printf("skewed queries: bytes read per worker %s, max/avg %.3f; placement load max/avg %.3f%n", Arrays.toString(bytes), imbalance, loadImbalance);
-        // the bound (1.25) plus the largest split's share of the average: a worker just below the bound takes one more
-        // split; the hot partitions' files differ in size, so allow twice an average split of the 120
-        double loadBound = 1.25 + 2.0 * bytes.length / (clients * queriesPerClient * 2);
+        // the bound (1 + the default epsilon) plus the largest split's share of the average: a worker just below the
+        // bound takes one more split; the hot partitions' files differ in size, so allow twice an average split of the 120
+        double loadBound = 1 + new NodeSelectionConfig().getLoadBalanceEpsilon() + 2.0 * bytes.length / (clients * queriesPerClient * 2);
         assertThat(loadImbalance).isLessThanOrEqualTo(loadBound);
         // the bytes a worker read follow its placed weight up to what the weights do not see (footers, dictionary
         // pages, the two files' different compression): 0.1 on top of the placement's bound; a bound per query gives 1.5 or more

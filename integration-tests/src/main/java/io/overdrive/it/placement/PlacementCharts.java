@@ -40,7 +40,7 @@ final class PlacementCharts
     private static final int HEIGHT = 500;
     private static final Color[] POLICY_COLORS = {
             new Color(0x1f, 0x77, 0xb4), // overdrive
-            new Color(0x6b, 0xae, 0xd6), // overdrive-split
+            new Color(0x6b, 0xae, 0xd6), // overdrive-earlier
             new Color(0xd6, 0x27, 0x28), // trino
             new Color(0xf4, 0x9a, 0x9a), // trino-hosts-1
             new Color(0x9e, 0x1a, 0x1a), // trino-hosts-4

@@ -116,16 +116,21 @@ public final class PlacementSimulation
             runs.add(run(PlacementReport.SENSITIVITY, "one file (4 splits) per query, Zipf over files", sensitivity.withSingleFileQueries(), policy));
         }
         // Overdrive's own settings, through the real placer's configuration
+        double epsilon = sensitivity.loadBalanceEpsilon();
+        double halfLife = sensitivity.loadHalfLifeSeconds();
+        AffinityGranularity granularity = sensitivity.granularity();
+        AffinityGranularity otherGranularity = granularity == AffinityGranularity.FILE ? AffinityGranularity.SPLIT : AffinityGranularity.FILE;
         List<OverdriveSetting> settings = List.of(
-                new OverdriveSetting("preferred-hosts-count 2", 2, 0.25, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("preferred-hosts-count 8", 8, 0.25, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("preferred-hosts-count 16", 16, 0.25, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("affinity-granularity SPLIT", 1000, 0.25, 10, AffinityGranularity.SPLIT),
-                new OverdriveSetting("load-balance-epsilon 0.1", 1000, 0.1, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("load-balance-epsilon 0.5", 1000, 0.5, 10, AffinityGranularity.FILE),
-                new OverdriveSetting("load-half-life 1s", 1000, 0.25, 1, AffinityGranularity.FILE),
-                new OverdriveSetting("load-half-life 60s", 1000, 0.25, 60, AffinityGranularity.FILE));
-        runs.add(run(PlacementReport.SETTINGS_100, "defaults (1000 hosts, epsilon 0.25, floor 16, 10s, FILE)", sensitivity, "overdrive"));
+                new OverdriveSetting("preferred-hosts-count 2", 2, epsilon, halfLife, granularity),
+                new OverdriveSetting("preferred-hosts-count 8", 8, epsilon, halfLife, granularity),
+                new OverdriveSetting("preferred-hosts-count 16", 16, epsilon, halfLife, granularity),
+                new OverdriveSetting("affinity-granularity " + otherGranularity, sensitivity.preferredHostsCount(), epsilon, halfLife, otherGranularity),
+                new OverdriveSetting("load-balance-epsilon 0.1", sensitivity.preferredHostsCount(), 0.1, halfLife, granularity),
+                new OverdriveSetting("load-balance-epsilon 0.25", sensitivity.preferredHostsCount(), 0.25, halfLife, granularity),
+                new OverdriveSetting("load-balance-epsilon 0.5", sensitivity.preferredHostsCount(), 0.5, halfLife, granularity),
+                new OverdriveSetting("load-half-life 1s", sensitivity.preferredHostsCount(), epsilon, 1, granularity),
+                new OverdriveSetting("load-half-life 60s", sensitivity.preferredHostsCount(), epsilon, 60, granularity));
+        runs.add(run(PlacementReport.SETTINGS_100, "defaults (%d hosts, epsilon %.2f, floor 16, %.0fs, %s)".formatted(sensitivity.preferredHostsCount(), epsilon, halfLife, granularity), sensitivity, "overdrive"));
         for (OverdriveSetting setting : settings) {
             runs.add(run(PlacementReport.SETTINGS_100, setting.label(), setting.apply(sensitivity), "overdrive"));
         }

@@ -31,11 +31,14 @@ import static java.util.Objects.requireNonNull;
 final class Simulator
 {
     /**
-     * Overdrive with its defaults, and with {@code affinity-granularity} SPLIT; Trino with its default of 2 preferred
+     * Overdrive with its defaults, and with the earlier ones ({@code affinity-granularity} FILE, {@code load-balance-epsilon}
+     * 0.25); Trino with its default of 2 preferred
      * hosts, and with {@code cache-preferred-hosts-count} 1, 4 and 8.
      */
-    static final List<String> POLICIES = List.of("overdrive", "overdrive-split", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
+    static final List<String> POLICIES = List.of("overdrive", "overdrive-earlier", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
     private static final String TRINO_HOSTS = "trino-hosts-";
+    /** {@code load-balance-epsilon} of {@code overdrive-earlier}. */
+    static final double EARLIER_EPSILON = 0.25;
 
     private static final int ARRIVAL = 0;
     private static final int FINISH = 1;
@@ -111,7 +114,7 @@ final class Simulator
         };
         this.policy = switch (policyName) {
             case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock);
-            case "overdrive-split" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), config.loadBalanceEpsilon(), config.loadHalfLifeSeconds(), AffinityGranularity.SPLIT), lake, clock);
+            case "overdrive-earlier" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), EARLIER_EPSILON, config.loadHalfLifeSeconds(), AffinityGranularity.FILE), lake, clock);
             case "trino" -> new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), config.trinoPreferredHosts());
             case String name when name.startsWith(TRINO_HOSTS) ->
                     new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), Integer.parseInt(name.substring(TRINO_HOSTS.length())));

@@ -77,6 +77,7 @@ final class TestPlacementSimulation
     {
         // the placer bounds its decayed account at 1 + epsilon; the splits run over the window drift a little above it
         assertThat(results.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
+        assertThat(results.get("overdrive-earlier").maxAvgSplits()).isLessThanOrEqualTo(1 + Simulator.EARLIER_EPSILON + 0.05);
         assertThat(singleFile.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
         // with one hot file per query, Trino's 2 preferred hosts per bucket take every split of their keys, however hot
         assertThat(singleFile.get("trino").maxAvgSplits()).isGreaterThan(1.5);
@@ -90,17 +91,20 @@ final class TestPlacementSimulation
     @Test
     void onlyPreferredWorkersCache()
     {
-        // each file cached by about its preferred workers under Overdrive; by whoever read it under NO_PREFERENCE
-        assertThat(results.get("overdrive").copiesPerCachedFile()).isBetween(1.0, 2.0);
-        assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * results.get("overdrive").copiesPerCachedFile());
+        // with FILE granularity (the earlier default) each file is cached by about its preferred workers; with SPLIT (the default) each split
+        // is, so a file's splits spread over up to as many workers; under NO_PREFERENCE by whoever read it
+        assertThat(results.get("overdrive-earlier").copiesPerCachedFile()).isBetween(1.0, 2.0);
+        assertThat(results.get("overdrive").copiesPerCachedFile()).isBetween(1.0, SMALL.splitsPerFile() + 1.0);
+        assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * results.get("overdrive-earlier").copiesPerCachedFile());
         assertThat(results.get("overdrive").hitRatio()).isGreaterThan(results.get("none").hitRatio());
+        assertThat(results.get("overdrive-earlier").hitRatio()).isGreaterThan(results.get("none").hitRatio());
     }
 
     @Test
     void remapOnJoinAndLeaveIsAboutOneOverN()
     {
         double ideal = 1.0 / (SMALL.workers() + 1);
-        for (String policy : List.of("overdrive", "trino", "presto-consistent")) {
+        for (String policy : List.of("overdrive", "overdrive-earlier", "trino", "presto-consistent")) {
             SimulationResult result = results.get(policy);
             assertThat(result.idealRemap()).isEqualTo(ideal);
             assertThat(result.remapJoin()).as(policy + " join").isBetween(0.5 * ideal, 1.6 * ideal);

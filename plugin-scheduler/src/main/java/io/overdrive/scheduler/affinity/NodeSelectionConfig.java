@@ -22,8 +22,8 @@ public class NodeSelectionConfig
 {
     private NodeSelectionStrategy nodeSelectionStrategy = NodeSelectionStrategy.NO_PREFERENCE;
     private int preferredHostsCount = 1000;
-    private AffinityGranularity affinityGranularity = AffinityGranularity.FILE;
-    private double loadBalanceEpsilon = 0.25;
+    private AffinityGranularity affinityGranularity = AffinityGranularity.SPLIT;
+    private double loadBalanceEpsilon = 0.15;
     private double loadFloor = 16;
     private Duration membershipRefreshInterval = new Duration(5, SECONDS);
     private Duration loadHalfLife = new Duration(10, SECONDS);

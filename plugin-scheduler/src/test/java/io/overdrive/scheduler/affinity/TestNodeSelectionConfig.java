@@ -29,8 +29,8 @@ public class TestNodeSelectionConfig
         assertRecordedDefaults(recordDefaults(NodeSelectionConfig.class)
                 .setNodeSelectionStrategy("NO_PREFERENCE")
                 .setPreferredHostsCount(1000)
-                .setAffinityGranularity("FILE")
-                .setLoadBalanceEpsilon(0.25)
+                .setAffinityGranularity("SPLIT")
+                .setLoadBalanceEpsilon(0.15)
                 .setLoadFloor(16)
                 .setMembershipRefreshInterval(new Duration(5, SECONDS))
                 .setLoadHalfLife(new Duration(10, SECONDS)));
@@ -42,7 +42,7 @@ public class TestNodeSelectionConfig
         Map<String, String> properties = ImmutableMap.<String, String>builder()
                 .put("node-selection-strategy", "SOFT_AFFINITY")
                 .put("node-selection.preferred-hosts-count", "3")
-                .put("node-selection.affinity-granularity", "SPLIT")
+                .put("node-selection.affinity-granularity", "FILE")
                 .put("node-selection.load-balance-epsilon", "0.1")
                 .put("node-selection.load-floor", "4.5")
                 .put("node-selection.membership-refresh-interval", "500ms")
@@ -52,7 +52,7 @@ public class TestNodeSelectionConfig
         NodeSelectionConfig expected = new NodeSelectionConfig()
                 .setNodeSelectionStrategy("SOFT_AFFINITY")
                 .setPreferredHostsCount(3)
-                .setAffinityGranularity("SPLIT")
+                .setAffinityGranularity("FILE")
                 .setLoadBalanceEpsilon(0.1)
                 .setLoadFloor(4.5)
                 .setMembershipRefreshInterval(new Duration(500, MILLISECONDS))
@@ -66,14 +66,14 @@ public class TestNodeSelectionConfig
     {
         NodeSelectionConfig config = new ConfigurationFactory(Map.of(
                 "node-selection-strategy", "hard_affinity",
-                "node-selection.affinity-granularity", "split"))
+                "node-selection.affinity-granularity", "file"))
                 .build(NodeSelectionConfig.class);
         assertThat(config.getNodeSelectionStrategy()).isEqualTo(NodeSelectionStrategy.HARD_AFFINITY);
-        assertThat(config.getAffinityGranularity()).isEqualTo(SPLIT);
+        assertThat(config.getAffinityGranularity()).isEqualTo(FILE);
         // as Airlift's own enum coercion did: '-' for '_'
         assertThat(new NodeSelectionConfig().setNodeSelectionStrategy("soft-affinity").getNodeSelectionStrategy()).isEqualTo(SOFT_AFFINITY);
         assertThat(new NodeSelectionConfig().setNodeSelectionStrategy(NO_PREFERENCE).getNodeSelectionStrategy()).isEqualTo(NO_PREFERENCE);
-        assertThat(new NodeSelectionConfig().setAffinityGranularity(FILE).getAffinityGranularity()).isEqualTo(FILE);
+        assertThat(new NodeSelectionConfig().setAffinityGranularity(SPLIT).getAffinityGranularity()).isEqualTo(SPLIT);
     }
 
     @Test
