@@ -15,6 +15,9 @@ import org.junit.jupiter.api.TestInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -152,6 +155,30 @@ class TestHedgedReadsMultiProcess
             assertThat(run.hedges()).as("%s: hedged reads", catalog).isPositive();
             assertThat(run.wins()).as("%s: hedges that won", catalog).isPositive();
             assertThat(run.wins()).as("%s: wins never exceed hedges", catalog).isLessThanOrEqualTo(run.hedges());
+        }
+
+        // the same slow DataNode, for a session that switches hedging off: no read of its queries is hedged, by HDFS
+        // (its reads are stateful, which HDFS never hedges) or by the wrapper; the rows are the same
+        for (String catalog : List.of("native", "wrapper")) {
+            String mbean = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
+            Counters before = counters(catalog);
+            long notHedged = cluster.sumOverWorkers(mbean, "FilesNotHedgedBySession");
+            String sql = QUERIES.getLast();
+            List<List<Object>> expected = cluster.query(sql.formatted("hive"));
+            try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+                statement.execute("SET SESSION %s.hedged_reads_enabled = false".formatted(catalog));
+                for (int round = 0; round < 2; round++) {
+                    assertThat(ResultRows.same(TrinoProcessCluster.query(connection, sql.formatted(catalog)), expected)).as("%s without hedging: %s", catalog, sql).isTrue();
+                }
+            }
+            catch (SQLException e) {
+                throw new RuntimeException(e);
+            }
+            Counters run = counters(catalog).minus(before);
+            System.out.printf("[overdrive-it] slow DataNode, %s, session without hedging: %s%n", catalog, run);
+            assertThat(run.hedges()).as("%s: hedged reads of a session without hedging", catalog).isZero();
+            assertThat(run.reads()).as("%s: reads through the wrapper", catalog).isZero();
+            assertThat(cluster.sumOverWorkers(mbean, "FilesNotHedgedBySession")).as("%s: files opened without hedging", catalog).isGreaterThan(notHedged);
         }
     }
 

@@ -216,6 +216,70 @@ public class TestPageCacheOnHdfs
     }
 
     @Test
+    void warmCacheFromSql()
+    {
+        assertUpdate("CREATE TABLE warm_lines WITH (format = 'PARQUET', partitioned_by = ARRAY['returnflag']) AS " +
+                "SELECT orderkey, quantity, extendedprice, shipdate, returnflag FROM tpch.tiny.lineitem", 60175);
+        String warm = "SELECT count(*), count(DISTINCT path), sum(rows), sum(bytes_from_storage), sum(bytes_from_cache) " +
+                "FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines'))";
+        String scan = "SELECT returnflag, count(*), sum(quantity), sum(extendedprice), max(shipdate), min(orderkey) FROM %s GROUP BY 1";
+
+        // alone, so that the storage bytes counted are this test's only
+        executeExclusively(() -> {
+            computeActual("SELECT * FROM TABLE(system.flush_cache(schema_name => 'tpch', table_name => 'warm_lines'))");
+            List<Object> first = computeActual(warm).getMaterializedRows().getFirst().getFields();
+            assertThat(first.get(1)).as("files: one per returnflag").isEqualTo(3L);
+            assertThat(first.get(2)).as("rows read").isEqualTo(60175L);
+            long warmedBytes = (Long) first.get(3);
+            assertThat(warmedBytes).as("bytes the warm-up read from storage").isPositive();
+
+            // the next query of those columns reads (almost) nothing from storage
+            PageCacheMetrics before = PageCacheMetrics.read(CATALOG);
+            assertThat(query(scan.formatted("warm_lines"))).matches(scan.formatted("hive.tpch.warm_lines"));
+            PageCacheMetrics after = PageCacheMetrics.read(CATALOG).minus(before);
+            assertThat(after.bytesFromRemote()).as("storage bytes of the query after the warm-up (%s), against the warm-up's %s", after, warmedBytes)
+                    .isLessThanOrEqualTo(warmedBytes / 20);
+            assertThat(after.bytesFromCache()).isPositive();
+
+            // safe to repeat: a second warm-up reads from the cache
+            List<Object> second = computeActual(warm).getMaterializedRows().getFirst().getFields();
+            assertThat(second.get(2)).isEqualTo(60175L);
+            assertThat((Long) second.get(3)).as("bytes a repeated warm-up read from storage").isLessThanOrEqualTo(warmedBytes / 20);
+            assertThat((Long) second.get(4)).as("bytes a repeated warm-up read from the cache").isPositive();
+        });
+
+        // the query's own statistics: the page source's metrics, in EXPLAIN ANALYZE VERBOSE
+        String explained = (String) computeActual("EXPLAIN ANALYZE VERBOSE " + scan.formatted("warm_lines")).getOnlyValue();
+        assertThat(explained).contains("overdrive_bytes_from_cache", "overdrive_bytes_from_storage");
+
+        // some partitions, some columns
+        List<Object> paths = computeActual("SELECT DISTINCT path FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines', " +
+                "columns => ARRAY['quantity'], partitions => ARRAY['returnflag=A', 'returnflag=N*']))").getOnlyColumnAsSet().stream().toList();
+        assertThat(paths).hasSize(2).allSatisfy(path -> assertThat((String) path).containsAnyOf("/returnflag=A/", "/returnflag=N/"));
+
+        // what SELECT of the columns takes
+        assertAccessDenied("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines'))",
+                "Cannot select from columns \\[.*] in table or view overdrive.tpch.warm_lines", privilege("warm_lines.shipdate", SELECT_COLUMN));
+        assertAccessDenied("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines', columns => ARRAY['quantity']))",
+                "Cannot select from columns \\[quantity] in table or view overdrive.tpch.warm_lines", privilege("warm_lines.quantity", SELECT_COLUMN));
+        assertThat(computeActual("SELECT count(*) FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines', columns => ARRAY['quantity']))").getOnlyValue())
+                .as("a column the user may read, while another is denied").isEqualTo(3L);
+
+        assertQueryFails("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'no_such_table'))", "warm_cache: table tpch.no_such_table does not exist");
+        assertQueryFails("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines', columns => ARRAY['nope']))",
+                "warm_cache: column nope of tpch.warm_lines does not exist.*");
+        assertQueryFails("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_lines', columns => ARRAY['returnflag']))",
+                "warm_cache: column returnflag of tpch.warm_lines is a partition column.*");
+        assertQueryFails("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'orders', partitions => ARRAY['x=1']))",
+                "warm_cache: tpch.orders is not partitioned: remove partitions");
+        assertUpdate("CREATE VIEW warm_view AS SELECT quantity FROM warm_lines");
+        assertQueryFails("SELECT * FROM TABLE(system.warm_cache(schema_name => 'tpch', table_name => 'warm_view'))",
+                "warm_cache: tpch.warm_view is a view, which has no files of its own: warm its tables");
+        assertUpdate("DROP VIEW warm_view");
+        assertUpdate("DROP TABLE warm_lines");
+    }
+
+    @Test
     void damagedPagesOnTheCacheDiskAreNeverServed()
     {
         List<String> queries = List.of(

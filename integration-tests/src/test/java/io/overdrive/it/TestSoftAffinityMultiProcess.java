@@ -33,6 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,9 +43,11 @@ import java.util.stream.Stream;
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static java.util.stream.Collectors.toMap;
 import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
 /**
@@ -223,6 +226,159 @@ class TestSoftAffinityMultiProcess
 
     @Test
     @Order(3)
+    void sessionPropertiesSwitchFeaturesOffForOneQuery()
+            throws SQLException
+    {
+        String pageStats = "io.overdrive.cache.page:type=PageCacheStats,name=soft,*";
+        String sql = QUERIES.getFirst();
+        List<List<Object>> expected = cluster.query(sql.formatted("hive"));
+
+        // cache_enabled=false and soft_affinity_enabled=false: files cached by the first test are read from storage,
+        // the cache is left as it was, and the coordinator places none of the query's splits
+        long fromCache = cluster.sumOverWorkers(pageStats, "BytesFromCache");
+        long fromRemote = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+        long bypassed = cluster.sumOverWorkers(pageStats, "NotCachedSessionBypass");
+        long cached = cluster.sumOverWorkers(pageStats, "BytesCached");
+        long placed = total(placedSplits());
+        assertThat(ResultRows.same(querySession(sql.formatted("soft"), Map.of("soft.cache_enabled", "false", "soft.soft_affinity_enabled", "false")), expected)).as(sql).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromCache")).as("bytes from the cache").isEqualTo(fromCache);
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromRemote")).as("bytes from storage").isGreaterThan(fromRemote);
+        assertThat(cluster.sumOverWorkers(pageStats, "NotCachedSessionBypass") - bypassed).as("files read past the cache").isGreaterThanOrEqualTo(splitsPerScan());
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesCached")).as("bytes cached").isEqualTo(cached);
+        assertThat(total(placedSplits())).as("splits placed by soft affinity").isEqualTo(placed);
+
+        // the same query with the session's defaults reads those files from the cache, placed as before
+        assertThat(ResultRows.same(cluster.query(sql.formatted("soft")), expected)).as(sql).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromCache")).as("bytes from the cache").isGreaterThan(fromCache);
+        assertThat(total(placedSplits())).as("splits placed by soft affinity").isEqualTo(placed + splitsPerScan());
+
+        // cache_populate=NEVER on a table no query has read: nothing written; an ordinary query then fills the cache,
+        // and a NEVER query reads what it filled
+        cluster.execute("CREATE TABLE hive.affinity.session_lines WITH (format = 'PARQUET') AS SELECT orderkey, returnflag, extendedprice FROM tpch.tiny.lineitem");
+        String lines = "SELECT returnflag, count(*), sum(extendedprice), max(orderkey) FROM %s.affinity.session_lines GROUP BY 1 ORDER BY 1";
+        List<List<Object>> linesExpected = cluster.query(lines.formatted("hive"));
+        Map<String, String> never = Map.of("soft.cache_populate", "'NEVER'");
+        long written = cluster.sumOverWorkers(pageStats, "PagesWritten");
+        long declined = cluster.sumOverWorkers(pageStats, "NotCachedSessionNever");
+        assertThat(ResultRows.same(querySession(lines.formatted("soft"), never), linesExpected)).as(lines).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "PagesWritten")).as("pages written for a NEVER query").isEqualTo(written);
+        assertThat(cluster.sumOverWorkers(pageStats, "NotCachedSessionNever")).as("pages a NEVER query did not write").isGreaterThan(declined);
+
+        assertThat(ResultRows.same(cluster.query(lines.formatted("soft")), linesExpected)).as(lines).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "PagesWritten")).as("pages written by an ordinary query").isGreaterThan(written);
+        long linesFromCache = cluster.sumOverWorkers(pageStats, "BytesFromCache");
+        assertThat(ResultRows.same(querySession(lines.formatted("soft"), never), linesExpected)).as(lines).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromCache")).as("a NEVER query reads cached pages").isGreaterThan(linesFromCache);
+    }
+
+    @Test
+    @Order(4)
+    void warmCacheFillsThePreferredWorkers()
+    {
+        cluster.execute("CREATE TABLE hive.affinity.warm_orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderstatus']) AS " +
+                "SELECT orderkey, custkey, totalprice, orderdate, orderstatus FROM tpch.tiny.orders");
+        String pageStats = "io.overdrive.cache.page:type=PageCacheStats,name=soft,*";
+        List<List<Object>> warmed = cluster.query("SELECT node_id, path, cached_here, bytes_from_storage FROM TABLE(soft.system.warm_cache(schema_name => 'affinity', table_name => 'warm_orders'))");
+        assertThat(warmed).as("a row per split, one file per orderstatus").hasSize(3);
+        // each split ran on the worker placement prefers for its file, which caches it
+        assertThat(warmed).allSatisfy(row -> assertThat(row.get(2)).as("cached where it ran: %s", row).isEqualTo(true));
+        long warmedBytes = warmed.stream().mapToLong(row -> ((Number) row.get(3)).longValue()).sum();
+        assertThat(warmedBytes).isPositive();
+
+        // the next query's splits go to those workers, and read (almost) nothing from storage
+        String sql = "SELECT orderstatus, count(*), sum(totalprice), max(orderdate), min(custkey), max(orderkey) FROM %s.affinity.warm_orders GROUP BY 1 ORDER BY 1";
+        List<List<Object>> expected = cluster.query(sql.formatted("hive"));
+        long remote = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+        assertThat(ResultRows.same(cluster.query(sql.formatted("soft")), expected)).as(sql).isTrue();
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromRemote") - remote).as("storage bytes after the warm-up (it read %s)", warmedBytes)
+                .isLessThanOrEqualTo(warmedBytes / 20);
+
+        // what the cache did, from SQL: every worker's counters, as its JMX shows them, joinable with the node list
+        Map<Object, Object> hits = cluster.query("SELECT m.node_id, m.value FROM soft.system.cache_metrics m JOIN system.runtime.nodes n ON m.node_id = n.node_id " +
+                        "WHERE m.mbean = 'PageCacheStats' AND m.attribute = 'Hits'").stream()
+                .collect(toMap(List::getFirst, List::getLast));
+        assertThat(hits.keySet()).as("workers with a page cache").isEqualTo(cluster.workers().stream().map(TrinoNode::name).collect(toSet()));
+        for (TrinoNode worker : cluster.workers()) {
+            assertThat(((Number) hits.get(worker.name())).longValue()).as("Hits of %s, from SQL and over JMX", worker.name())
+                    .isEqualTo(JmxAttributes.sum(worker.jmxPort(), pageStats, "Hits"));
+        }
+        assertThat(cluster.query("SELECT DISTINCT mbean FROM soft.system.cache_metrics WHERE node_id = 'coordinator'"))
+                .as("the coordinator places splits").contains(List.of("PlacementStats"));
+    }
+
+    @Test
+    @Order(5)
+    void cancelledWarmUpStopsReading()
+            throws Exception
+    {
+        String pageStats = "io.overdrive.cache.page:type=PageCacheStats,name=soft,*";
+        // 96 small files (buckets, so that the file metastore holds one table, not 96 partitions), each read whole in one
+        // storage request; one split at a time per worker (the session below)
+        cluster.execute("CREATE TABLE hive.affinity.warm_many WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = 96) AS " +
+                "SELECT orderkey, totalprice, comment FROM tpch.tiny.orders");
+        long tableBytes = ((Number) cluster.query("SELECT sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM hive.affinity.warm_many)").getFirst().getFirst()).longValue();
+        HdfsCluster hdfs = TestingHdfs.shared();
+        // every storage request takes five seconds (the metastore's too): the warm-up takes several rounds of them, each
+        // far longer than it takes to see the first round's bytes and cancel
+        hdfs.setReadDelay(Duration.ofSeconds(5));
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+            try (Statement session = connection.createStatement()) {
+                // fewer splits at once per worker: more rounds of reads, so that a cancel lands in the middle
+                session.execute("SET SESSION max_drivers_per_task = 1");
+            }
+            AtomicReference<String> queryId = new AtomicReference<>();
+            statement.unwrap(TrinoStatement.class).setProgressMonitor(stats -> queryId.compareAndSet(null, stats.getQueryId()));
+            long remoteAtStart = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+            Future<List<List<Object>>> warmUp = executor.submit(() -> rows(statement, "SELECT * FROM TABLE(soft.system.warm_cache(schema_name => 'affinity', table_name => 'warm_many'))"));
+            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+            while (cluster.sumOverWorkers(pageStats, "BytesFromRemote") == remoteAtStart) {
+                assertThat(System.nanoTime()).as("the warm-up reads storage within three minutes").isLessThan(deadline);
+                assertThat(warmUp.isDone()).as("warm-up still running").isFalse();
+                sleepUninterruptibly(100, MILLISECONDS);
+            }
+            statement.cancel();
+            // the client's cancel ends the query on the server (checked below, from the query list)
+            assertThatThrownBy(() -> warmUp.get(1, MINUTES)).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(SQLException.class);
+
+            // reads under way when it was cancelled finish (five seconds each); then nothing more is read
+            long settled = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+            long settleDeadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (true) {
+                sleepUninterruptibly(5, SECONDS);
+                long now = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+                if (now == settled) {
+                    break;
+                }
+                settled = now;
+                assertThat(System.nanoTime()).as("reads stop within a minute of the cancel").isLessThan(settleDeadline);
+            }
+            long read = settled - remoteAtStart;
+            System.out.printf("[overdrive-it] %s: cancelled warm-up read %s of the table's %s bytes%n", getClass().getSimpleName(), read, tableBytes);
+            assertThat(read).as("bytes the cancelled warm-up read, of the table's %s", tableBytes).isLessThan(tableBytes * 3 / 4);
+            assertThat(cluster.query("SELECT state, error_code FROM system.runtime.queries WHERE query_id = '%s'".formatted(queryId.get())))
+                    .containsExactly(List.of("FAILED", "USER_CANCELED"));
+        }
+        finally {
+            hdfs.setReadDelay(Duration.ZERO);
+            executor.shutdownNow();
+        }
+    }
+
+    // runs the query in a session with the given session properties (values as SQL literals)
+    private List<List<Object>> querySession(String sql, Map<String, String> session)
+            throws SQLException
+    {
+        try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+            for (Map.Entry<String, String> property : session.entrySet()) {
+                statement.execute("SET SESSION %s = %s".formatted(property.getKey(), property.getValue()));
+            }
+            return rows(statement, sql);
+        }
+    }
+
+    @Test
+    @Order(6)
     void workerKilledMidQuerySucceedsUnderQueryRetry()
             throws Exception
     {
@@ -241,7 +397,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(4)
+    @Order(7)
     void workerKilledMidQuerySucceedsUnderTaskRetry()
             throws Exception
     {
@@ -260,7 +416,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(5)
+    @Order(8)
     void stoppedWorkerFailsNoLaterQuery()
     {
         List<TrinoNode> live = liveWorkers();

@@ -24,6 +24,7 @@ import io.overdrive.cache.page.TableFilter;
 import io.overdrive.cache.scan.SharedScanConfig;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.scan.SharedScans;
+import io.overdrive.cache.session.QueryReadStats;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
@@ -56,7 +57,9 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Files of tables that {@code cache.include-tables} and {@code cache.exclude-tables} leave out ({@link TableFilter})
  * bypass all of it: they are read from remote storage as if there were no cache (hedged reads still apply), counted
- * per file in {@code NotCachedExcludedTable} and per byte in {@code BytesFromRemote}.
+ * per file in {@code NotCachedExcludedTable} and per byte in {@code BytesFromRemote}. So do the files read for a query
+ * whose session sets {@code cache_enabled=false} ({@code NotCachedSessionBypass}); a session may also switch hedging and
+ * shared scans off for its own reads ({@link io.overdrive.cache.session.ReadOptions}).
  */
 public class OverdriveFileSystemCache
         implements TrinoFileSystemCache
@@ -69,7 +72,6 @@ public class OverdriveFileSystemCache
     private final TableFilter tableFilter;
     private final PageCacheStats stats;
     private final AlluxioConfiguration readerConfiguration;
-    private final AlluxioCacheStats readerStats;
     private final DataSize pageSize;
     private final HedgedReads hedgedReads;
     private final Optional<SharedScans> sharedScans;
@@ -111,7 +113,6 @@ public class OverdriveFileSystemCache
         AlluxioProperties properties = new AlluxioProperties();
         properties.set(PropertyKey.USER_CLIENT_CACHE_PAGE_SIZE, Integer.toString(pageCache.pageSize()));
         this.readerConfiguration = new InstancedConfiguration(properties);
-        this.readerStats = new RemoteReadCountingStats(stats);
         this.pageSize = DataSize.ofBytes(pageCache.pageSize());
         this.sharedScans = sharedScans.map(config -> new SharedScans(catalog, pageCache, config, sharedScanStats, stats));
     }
@@ -128,14 +129,14 @@ public class OverdriveFileSystemCache
             throws IOException
     {
         CacheReadContext context = CacheReadContext.current();
-        if (!tableFilter.caches(context)) {
-            stats.recordNotCachedExcludedTable();
-            return new RemoteInput(hedgedReads.wrap(delegate).newInput(), stats);
+        TrinoInputFile remote = hedgedReads.wrap(delegate, context.options().hedging(), context.readStats());
+        if (!caches(context)) {
+            return new RemoteInput(remote.newInput(), stats, context.readStats());
         }
-        if (sharedScans.isPresent()) {
-            return sharedScans.get().input(hedgedReads.wrap(delegate), fileId(key), delegate.length(), context);
+        if (sharedScans.isPresent() && context.options().sharedScans()) {
+            return sharedScans.get().input(remote, fileId(key), delegate.length(), context);
         }
-        return new AlluxioInput(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, readerStats);
+        return new AlluxioInput(tracer, remote, key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
     }
 
     @Override
@@ -143,14 +144,28 @@ public class OverdriveFileSystemCache
             throws IOException
     {
         CacheReadContext context = CacheReadContext.current();
+        TrinoInputFile remote = hedgedReads.wrap(delegate, context.options().hedging(), context.readStats());
+        if (!caches(context)) {
+            return new RemoteInputStream(remote.newStream(), stats, context.readStats());
+        }
+        if (sharedScans.isPresent() && context.options().sharedScans()) {
+            return sharedScans.get().stream(remote, fileId(key), delegate.length(), context);
+        }
+        return new AlluxioInputStream(tracer, remote, key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
+    }
+
+    // whether the file is read through the cache: its table is cached, and the query's session did not set cache_enabled=false
+    private boolean caches(CacheReadContext context)
+    {
+        if (!context.options().cache()) {
+            stats.recordNotCachedSessionBypass();
+            return false;
+        }
         if (!tableFilter.caches(context)) {
             stats.recordNotCachedExcludedTable();
-            return new RemoteInputStream(hedgedReads.wrap(delegate).newStream(), stats);
+            return false;
         }
-        if (sharedScans.isPresent()) {
-            return sharedScans.get().stream(hedgedReads.wrap(delegate), fileId(key), delegate.length(), context);
-        }
-        return new AlluxioInputStream(tracer, hedgedReads.wrap(delegate), key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, readerStats);
+        return true;
     }
 
     // the page cache for this file, with Trino's tracing spans on every get and put, as Trino's own Alluxio cache has
@@ -228,10 +243,12 @@ public class OverdriveFileSystemCache
             extends AlluxioCacheStats
     {
         private final PageCacheStats stats;
+        private final QueryReadStats readStats;
 
-        RemoteReadCountingStats(PageCacheStats stats)
+        RemoteReadCountingStats(PageCacheStats stats, QueryReadStats readStats)
         {
             this.stats = stats;
+            this.readStats = readStats;
         }
 
         @Override
@@ -239,6 +256,7 @@ public class OverdriveFileSystemCache
         {
             super.recordExternalRead(length);
             stats.recordRemoteRead(length);
+            readStats.recordFromStorage(length);
         }
     }
 
@@ -248,11 +266,19 @@ public class OverdriveFileSystemCache
     {
         private final TrinoInput delegate;
         private final PageCacheStats stats;
+        private final QueryReadStats readStats;
 
-        RemoteInput(TrinoInput delegate, PageCacheStats stats)
+        RemoteInput(TrinoInput delegate, PageCacheStats stats, QueryReadStats readStats)
         {
             this.delegate = requireNonNull(delegate, "delegate is null");
             this.stats = requireNonNull(stats, "stats is null");
+            this.readStats = requireNonNull(readStats, "readStats is null");
+        }
+
+        private void recordRemoteRead(long bytes)
+        {
+            stats.recordRemoteRead(bytes);
+            readStats.recordFromStorage(bytes);
         }
 
         @Override
@@ -260,7 +286,7 @@ public class OverdriveFileSystemCache
                 throws IOException
         {
             delegate.readFully(position, buffer, bufferOffset, bufferLength);
-            stats.recordRemoteRead(bufferLength);
+            recordRemoteRead(bufferLength);
         }
 
         @Override
@@ -268,7 +294,7 @@ public class OverdriveFileSystemCache
                 throws IOException
         {
             int read = delegate.readTail(buffer, bufferOffset, bufferLength);
-            stats.recordRemoteRead(read);
+            recordRemoteRead(read);
             return read;
         }
 
@@ -277,7 +303,7 @@ public class OverdriveFileSystemCache
                 throws IOException
         {
             Slice slice = delegate.readFully(position, length);
-            stats.recordRemoteRead(slice.length());
+            recordRemoteRead(slice.length());
             return slice;
         }
 
@@ -286,7 +312,7 @@ public class OverdriveFileSystemCache
                 throws IOException
         {
             Slice slice = delegate.readTail(length);
-            stats.recordRemoteRead(slice.length());
+            recordRemoteRead(slice.length());
             return slice;
         }
 
@@ -309,11 +335,19 @@ public class OverdriveFileSystemCache
     {
         private final TrinoInputStream delegate;
         private final PageCacheStats stats;
+        private final QueryReadStats readStats;
 
-        RemoteInputStream(TrinoInputStream delegate, PageCacheStats stats)
+        RemoteInputStream(TrinoInputStream delegate, PageCacheStats stats, QueryReadStats readStats)
         {
             this.delegate = requireNonNull(delegate, "delegate is null");
             this.stats = requireNonNull(stats, "stats is null");
+            this.readStats = requireNonNull(readStats, "readStats is null");
+        }
+
+        private void recordRemoteRead(long bytes)
+        {
+            stats.recordRemoteRead(bytes);
+            readStats.recordFromStorage(bytes);
         }
 
         @Override
@@ -336,7 +370,7 @@ public class OverdriveFileSystemCache
         {
             int value = delegate.read();
             if (value >= 0) {
-                stats.recordRemoteRead(1);
+                recordRemoteRead(1);
             }
             return value;
         }
@@ -347,7 +381,7 @@ public class OverdriveFileSystemCache
         {
             int read = delegate.read(buffer, offset, length);
             if (read > 0) {
-                stats.recordRemoteRead(read);
+                recordRemoteRead(read);
             }
             return read;
         }

@@ -8,6 +8,7 @@ import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.hedge.HedgedReadModule;
 import io.overdrive.cache.placement.NodeSelectionModule;
+import io.overdrive.cache.warmup.WarmCacheTableFunction;
 
 import static com.google.inject.Scopes.SINGLETON;
 
@@ -41,6 +42,7 @@ public class OverdriveModule
         install(new NodeSelectionModule(coordinator));
         binder.bind(FlushCacheTableFunction.class).in(SINGLETON);
         binder.bind(FlushCacheFunctionProvider.class).in(SINGLETON);
+        binder.bind(WarmCacheTableFunction.class).in(SINGLETON);
         binder.bind(OverdriveFeatures.class).in(SINGLETON);
     }
 }

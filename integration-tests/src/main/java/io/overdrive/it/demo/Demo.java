@@ -338,8 +338,14 @@ public final class Demo
                   JMX:       %s  (Overdrive's MBeans: io.overdrive.*, e.g. with jconsole)
                   HDFS:      %s  (NameNode)
                   Logs:      %s
+                  Try, in the CLI:
+                    SELECT node_id, count(*) AS splits, sum(bytes_from_storage) AS from_storage, sum(bytes_from_cache) AS from_cache
+                      FROM TABLE(%s.system.warm_cache(schema_name => '%s', table_name => 'orders')) GROUP BY 1;
+                    SELECT node_id, attribute, value FROM %s.system.cache_metrics
+                      WHERE mbean = 'PageCacheStats' AND attribute IN ('Hits', 'Misses', 'BytesCached') ORDER BY 1, 2;
+                    SET SESSION %s.cache_populate = 'NEVER';  -- this session's queries read the cache but do not fill it
                 """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, TRINO_CACHE, OVERDRIVE, SCHEMA,
-                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent());
+                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE);
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();
     }

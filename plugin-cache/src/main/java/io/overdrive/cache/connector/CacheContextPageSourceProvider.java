@@ -2,6 +2,10 @@ package io.overdrive.cache.connector;
 
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.placement.OverdriveSplit;
+import io.overdrive.cache.session.OverdriveSessionProperties;
+import io.overdrive.cache.session.QueryReadStats;
+import io.overdrive.cache.session.ReadOptions;
+import io.overdrive.cache.warmup.WarmCacheProcessorProvider.OpenedSplit;
 import io.trino.plugin.hive.HiveTableHandle;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ColumnHandle;
@@ -22,7 +26,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Hive's page source provider, with the split's {@link CacheReadContext} set while Hive opens the split's files, which
- * is when the cache captures it for each file. Splits placed by soft affinity are unwrapped for Hive.
+ * is when the cache captures it for each file. Splits placed by soft affinity are unwrapped for Hive. Each page source
+ * reports what Overdrive did for its reads ({@link QueryReadStats}) in its metrics.
  */
 public class CacheContextPageSourceProvider
         implements ConnectorPageSourceProvider
@@ -49,8 +54,9 @@ public class CacheContextPageSourceProvider
             List<ColumnHandle> columns,
             DynamicFilter dynamicFilter)
     {
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table, split))) {
-            return hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter);
+        QueryReadStats readStats = new QueryReadStats();
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(session, table, split, readStats))) {
+            return new ReadStatsPageSource(hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter), readStats);
         }
     }
 
@@ -65,8 +71,26 @@ public class CacheContextPageSourceProvider
             DynamicFilter dynamicFilter,
             MemoryContext memoryContext)
     {
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(table, split))) {
-            return hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter, memoryContext);
+        QueryReadStats readStats = new QueryReadStats();
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(session, table, split, readStats))) {
+            return new ReadStatsPageSource(hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter, memoryContext), readStats);
+        }
+    }
+
+    /**
+     * A split of {@code warm_cache}: read through the cache as a scan would, filling it without the admission rule
+     * ({@code cache_populate=ALWAYS}) whatever the session sets for the cache; hedging and shared scans as the session says.
+     */
+    public OpenedSplit openForWarmUp(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorSplit split, ConnectorTableHandle table, List<ColumnHandle> columns)
+    {
+        QueryReadStats readStats = new QueryReadStats();
+        ReadOptions sessionOptions = OverdriveSessionProperties.readOptions(session);
+        CacheReadContext context = context(session, table, split, readStats)
+                .withOptions(new ReadOptions(true, ReadOptions.Populate.ALWAYS, sessionOptions.hedging(), sessionOptions.sharedScans()));
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context)) {
+            // a table function has no memory context to give: a split's reader buffers are small, and released when it closes
+            ConnectorPageSource source = hive.createPageSource(transaction, session, hiveSplit(split), table, Optional.empty(), columns, DynamicFilter.EMPTY, MemoryContext.NO_LIMIT);
+            return new OpenedSplit(new ReadStatsPageSource(source, readStats), readStats, context.cacheable());
         }
     }
 
@@ -78,13 +102,15 @@ public class CacheContextPageSourceProvider
 
     // under soft affinity only the file's preferred workers cache it; the coordinator's placement says which, for the
     // worker it chose: a split the engine runs elsewhere (a task retried under retry-policy=TASK, a worker gone) reads through
-    private CacheReadContext context(ConnectorTableHandle table, ConnectorSplit split)
+    // what the query's session asks (cache_enabled, cache_populate, hedged_reads_enabled, shared_scans_enabled) comes along
+    private CacheReadContext context(ConnectorSession session, ConnectorTableHandle table, ConnectorSplit split, QueryReadStats readStats)
     {
         boolean cacheable = !(split instanceof OverdriveSplit placed) || (placed.isCacheable() && placed.placedOn().contains(self));
+        ReadOptions options = OverdriveSessionProperties.readOptions(session);
         if (table instanceof HiveTableHandle hiveTable) {
-            return CacheReadContext.forTable(hiveTable.getSchemaName(), hiveTable.getTableName(), cacheable);
+            return new CacheReadContext(Optional.of(hiveTable.getSchemaName()), Optional.of(hiveTable.getTableName()), cacheable, options, readStats);
         }
-        return new CacheReadContext(Optional.empty(), Optional.empty(), cacheable);
+        return new CacheReadContext(Optional.empty(), Optional.empty(), cacheable, options, readStats);
     }
 
     private static ConnectorSplit hiveSplit(ConnectorSplit split)

@@ -1,6 +1,8 @@
 package io.overdrive.cache.connector;
 
+import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import io.overdrive.cache.session.OverdriveSessionProperties;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorCapabilities;
@@ -27,12 +29,14 @@ import java.util.Optional;
 import java.util.Set;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static java.util.Objects.requireNonNull;
 
 /**
  * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's parts in front of Hive's: the page
- * source provider (it tells the cache which table a read belongs to), the split manager and the {@code flush_cache}
- * table function. Everything else is Hive's, forwarded; every method of {@link Connector} is forwarded explicitly so
+ * source provider (it tells the cache which table a read belongs to), the split manager, the {@code flush_cache}
+ * and {@code warm_cache} table functions, the {@code system.cache_metrics} table and the session properties of
+ * {@link OverdriveSessionProperties} beside Hive's. Everything else is Hive's, forwarded; every method of {@link Connector} is forwarded explicitly so
  * that none falls back to an SPI default by accident.
  */
 public class OverdriveConnector
@@ -43,13 +47,16 @@ public class OverdriveConnector
     private final ConnectorSplitManager splitManager;
     private final Set<ConnectorTableFunction> tableFunctions;
     private final FunctionProvider functionProvider;
+    private final List<PropertyMetadata<?>> sessionProperties;
+    private final Set<SystemTable> systemTables;
 
     public OverdriveConnector(
             Connector hive,
             ConnectorPageSourceProvider pageSourceProvider,
             ConnectorSplitManager splitManager,
             Set<ConnectorTableFunction> tableFunctions,
-            FunctionProvider functionProvider)
+            FunctionProvider functionProvider,
+            Set<SystemTable> systemTables)
     {
         this.hive = requireNonNull(hive, "hive is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
@@ -59,7 +66,18 @@ public class OverdriveConnector
                 .addAll(requireNonNull(tableFunctions, "tableFunctions is null"))
                 .build();
         this.functionProvider = requireNonNull(functionProvider, "functionProvider is null");
+        this.systemTables = ImmutableSet.<SystemTable>builder()
+                .addAll(hive.getSystemTables())
+                .addAll(requireNonNull(systemTables, "systemTables is null"))
+                .build();
         checkArgument(hive.getFunctionProvider().isEmpty(), "Hive connector now provides functions: combine them with Overdrive's");
+        this.sessionProperties = ImmutableList.<PropertyMetadata<?>>builder()
+                .addAll(hive.getSessionProperties())
+                .addAll(OverdriveSessionProperties.properties())
+                .build();
+        Set<String> hiveNames = hive.getSessionProperties().stream().map(PropertyMetadata::getName).collect(toImmutableSet());
+        OverdriveSessionProperties.properties().forEach(property -> checkArgument(!hiveNames.contains(property.getName()),
+                "Hive connector now has a session property %s, as Overdrive does: rename Overdrive's", property.getName()));
     }
 
     /** The Hive connector inside (its injector holds Overdrive's bindings too). */
@@ -125,7 +143,7 @@ public class OverdriveConnector
     @Override
     public Set<SystemTable> getSystemTables()
     {
-        return hive.getSystemTables();
+        return systemTables;
     }
 
     @Override
@@ -155,7 +173,7 @@ public class OverdriveConnector
     @Override
     public List<PropertyMetadata<?>> getSessionProperties()
     {
-        return hive.getSessionProperties();
+        return sessionProperties;
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.google.inject.Inject;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.page.PageCacheConfig;
+import io.overdrive.cache.warmup.WarmCacheTableFunction;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 
@@ -22,6 +23,7 @@ import static java.util.Objects.requireNonNull;
 public record OverdriveFeatures(
         FlushCacheTableFunction flushCache,
         FlushCacheFunctionProvider flushCacheProcessors,
+        WarmCacheTableFunction warmCache,
         Optional<SplitPlacerFactory> placerFactory,
         NodeSelectionConfig nodeSelection,
         PageCacheConfig pageCache)
@@ -31,6 +33,7 @@ public record OverdriveFeatures(
     {
         requireNonNull(flushCache, "flushCache is null");
         requireNonNull(flushCacheProcessors, "flushCacheProcessors is null");
+        requireNonNull(warmCache, "warmCache is null");
         requireNonNull(placerFactory, "placerFactory is null");
         requireNonNull(nodeSelection, "nodeSelection is null");
         requireNonNull(pageCache, "pageCache is null");

@@ -5,7 +5,13 @@ import com.google.inject.Key;
 import io.airlift.log.Logger;
 import io.overdrive.cache.OverdriveModule;
 import io.overdrive.cache.coordinator.CoordinatorCacheStats;
+import io.overdrive.cache.hedge.HedgedReadStats;
 import io.overdrive.cache.hedge.NativeHdfsHedging;
+import io.overdrive.cache.inspection.CacheMetricsTable;
+import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.scan.SharedScanStats;
+import io.overdrive.cache.warmup.WarmCacheProcessorProvider;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.Node;
@@ -13,6 +19,8 @@ import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -78,16 +86,33 @@ public class OverdriveHiveConnectorFactory
         if (coordinator) {
             logCoordinatorRole(catalogName, runsSplits, features.pageCache().isEnabled(), injector.getExistingBinding(Key.get(CoordinatorCacheStats.class)) != null);
         }
+        CacheContextPageSourceProvider pageSources = new CacheContextPageSourceProvider(hive.getPageSourceProvider(), context.getCurrentNode().getHostAndPort());
         return new OverdriveConnector(
                 hive,
-                new CacheContextPageSourceProvider(hive.getPageSourceProvider(), context.getCurrentNode().getHostAndPort()),
+                pageSources,
                 new OverdriveSplitManager(
                         hive.getSplitManager(),
+                        hive::getMetadata,
                         context.getNodeManager(),
                         features.placerFactory(),
                         features.nodeSelection().getAffinityGranularity()),
-                Set.of(features.flushCache()),
-                features.flushCacheProcessors());
+                Set.of(features.flushCache(), features.warmCache()),
+                new OverdriveFunctionProvider(
+                        features.flushCacheProcessors(),
+                        new WarmCacheProcessorProvider(pageSources::openForWarmUp, context.getCurrentNode().getNodeIdentifier())),
+                Set.of(new CacheMetricsTable(context.getCurrentNode().getNodeIdentifier(), exportedStats(injector))));
+    }
+
+    // the statistics objects this node exports over JMX for the catalog, for system.cache_metrics
+    private static List<Object> exportedStats(Injector injector)
+    {
+        List<Object> stats = new ArrayList<>();
+        for (Class<?> type : List.of(PageCacheStats.class, SharedScanStats.class, HedgedReadStats.class, CoordinatorCacheStats.class, PlacementStats.class)) {
+            if (injector.getExistingBinding(Key.get(type)) != null) {
+                stats.add(injector.getInstance(type));
+            }
+        }
+        return stats;
     }
 
     void checkSpiVersion(String serverSpiVersion)

@@ -3,12 +3,16 @@ package io.overdrive.cache.connector;
 import io.overdrive.cache.flush.FlushCacheHandle;
 import io.overdrive.cache.flush.FlushCacheSplit;
 import io.overdrive.cache.placement.SoftAffinitySplitSource;
+import io.overdrive.cache.session.OverdriveSessionProperties;
+import io.overdrive.cache.warmup.WarmCacheHandle;
+import io.overdrive.cache.warmup.WarmCacheSplits;
 import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.WorkerLoads;
 import io.trino.spi.Node;
 import io.trino.spi.NodeManager;
 import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitManager;
@@ -23,25 +27,36 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Hive's split manager for table scans, with each split placed by soft affinity when
  * {@code node-selection-strategy} asks for it; Overdrive's own splits for its table functions ({@code flush_cache}: one split
- * pinned to each node that runs splits).
+ * pinned to each node that runs splits; {@code warm_cache}: the table's own splits, placed as a scan's).
  */
 public class OverdriveSplitManager
         implements ConnectorSplitManager
 {
     private final ConnectorSplitManager hive;
+    private final BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> hiveMetadata;
     private final NodeManager nodeManager;
     private final Optional<SplitPlacerFactory> placerFactory;
     private final AffinityGranularity granularity;
 
-    public OverdriveSplitManager(ConnectorSplitManager hive, NodeManager nodeManager, Optional<SplitPlacerFactory> placerFactory, AffinityGranularity granularity)
+    /**
+     * @param hiveMetadata Hive's metadata in a transaction, for the table {@code warm_cache} reads
+     */
+    public OverdriveSplitManager(
+            ConnectorSplitManager hive,
+            BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> hiveMetadata,
+            NodeManager nodeManager,
+            Optional<SplitPlacerFactory> placerFactory,
+            AffinityGranularity granularity)
     {
         this.hive = requireNonNull(hive, "hive is null");
+        this.hiveMetadata = requireNonNull(hiveMetadata, "hiveMetadata is null");
         this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
         this.placerFactory = requireNonNull(placerFactory, "placerFactory is null");
         this.granularity = requireNonNull(granularity, "granularity is null");
@@ -50,7 +65,16 @@ public class OverdriveSplitManager
     @Override
     public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableHandle table, Set<ColumnHandle> dynamicFilterColumns, Constraint constraint)
     {
-        ConnectorSplitSource splits = hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint);
+        return place(session, hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint));
+    }
+
+    // a scan's splits placed by soft affinity, where the catalog and the session ask for it
+    private ConnectorSplitSource place(ConnectorSession session, ConnectorSplitSource splits)
+    {
+        if (!OverdriveSessionProperties.isSoftAffinityEnabled(session)) {
+            // soft_affinity_enabled=false: as NO_PREFERENCE, for this query only
+            return splits;
+        }
         // NO_PREFERENCE: no placer, Hive's splits exactly as Hive makes them
         return placerFactory.flatMap(factory -> factory.createPlacer(WorkerLoads.UNKNOWN))
                 .<ConnectorSplitSource>map(placer -> new SoftAffinitySplitSource(splits, placer, granularity))
@@ -67,6 +91,10 @@ public class OverdriveSplitManager
                     .<ConnectorSplit>map(node -> new FlushCacheSplit(node.getNodeIdentifier(), node.getHostAndPort()))
                     .toList();
             return new FixedSplitSource(splits);
+        }
+        if (function instanceof WarmCacheHandle warmCache) {
+            // the table's own splits, placed as a query's scan of it would be
+            return WarmCacheSplits.splits(hiveMetadata.apply(session, transaction), hive, transaction, session, warmCache, splits -> place(session, splits));
         }
         return hive.getSplits(transaction, session, function);
     }

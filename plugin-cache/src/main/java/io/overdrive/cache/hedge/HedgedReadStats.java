@@ -36,6 +36,7 @@ public class HedgedReadStats
     private final AtomicLong nativeThresholdUpdates = new AtomicLong();
     private final AtomicLong nativeThresholdFailures = new AtomicLong();
     private final AtomicLong nativeThresholdSlowdowns = new AtomicLong();
+    private final AtomicLong notHedgedBySession = new AtomicLong();
     private volatile NativeHedgedReadMetrics nativeMetrics = NativeHedgedReadMetrics.NONE;
     private volatile Supplier<Long> nativeThresholdMillis;
 
@@ -55,6 +56,11 @@ public class HedgedReadStats
     void recordWin()
     {
         wins.incrementAndGet();
+    }
+
+    void recordNotHedgedBySession()
+    {
+        notHedgedBySession.incrementAndGet();
     }
 
     void recordRefusedByBudget()
@@ -123,6 +129,12 @@ public class HedgedReadStats
     void setNativeMetrics(NativeHedgedReadMetrics nativeMetrics)
     {
         this.nativeMetrics = nativeMetrics;
+    }
+
+    @Managed(description = "Files opened for queries whose session switched hedging off (hedged_reads_enabled=false): none of their reads is hedged")
+    public long getFilesNotHedgedBySession()
+    {
+        return notHedgedBySession.get();
     }
 
     @Managed(description = "Reads that went through Overdrive's hedging wrapper")

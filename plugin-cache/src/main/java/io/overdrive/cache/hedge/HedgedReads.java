@@ -3,6 +3,7 @@ package io.overdrive.cache.hedge;
 import com.google.common.base.Ticker;
 import com.google.inject.Inject;
 import io.overdrive.cache.hedge.HedgedReadConfig.Mode;
+import io.overdrive.cache.session.QueryReadStats;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInputFile;
 import io.trino.filesystem.manager.FileSystemConfig;
@@ -154,13 +155,30 @@ public final class HedgedReads
      */
     public TrinoInputFile wrap(TrinoInputFile file)
     {
+        return wrap(file, true, QueryReadStats.UNTRACKED);
+    }
+
+    /**
+     * As {@link #wrap(TrinoInputFile)}, for a query whose session may switch hedging off ({@code hedging} false): then
+     * the wrapper does not hedge, and an HDFS file under HDFS's own hedging is read with stateful reads, which HDFS does
+     * not hedge. The wrapper's hedges of the file count in {@code readStats} too (HDFS's own are counted per client only).
+     */
+    public TrinoInputFile wrap(TrinoInputFile file, boolean hedging, QueryReadStats readStats)
+    {
+        if (!hedging) {
+            if (!config.isEnabled()) {
+                return file;
+            }
+            stats.recordNotHedgedBySession();
+            return nativeHdfs && isHdfs(file.location()) ? new StatefulReadInputFile(file) : file;
+        }
         if (nativeHdfs && isHdfs(file.location())) {
             return new PositionalReadInputFile(file, stats, nativeThreshold, ticker);
         }
         if (!hedges(file.location())) {
             return file;
         }
-        return new HedgingInputFile(file, hedger, thresholdOf(file.location()));
+        return new HedgingInputFile(file, hedger, thresholdOf(file.location()), readStats);
     }
 
     private static boolean isHdfs(Location location)

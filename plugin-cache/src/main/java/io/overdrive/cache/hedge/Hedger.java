@@ -1,6 +1,7 @@
 package io.overdrive.cache.hedge;
 
 import com.google.common.base.Ticker;
+import io.overdrive.cache.session.QueryReadStats;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -62,13 +63,20 @@ final class Hedger
     Attempt read(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold)
             throws IOException
     {
+        return read(primary, hedges, threshold, QueryReadStats.UNTRACKED);
+    }
+
+    /** As {@link #read(Attempt, Supplier, HedgeThreshold)}, counting the hedge and its win in the reading query's {@code readStats} too. */
+    Attempt read(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold, QueryReadStats readStats)
+            throws IOException
+    {
         long start = ticker.read();
-        Attempt winner = hedgedRead(primary, hedges, threshold);
+        Attempt winner = hedgedRead(primary, hedges, threshold, readStats);
         stats.recordReadLatency(ticker.read() - start);
         return winner;
     }
 
-    private Attempt hedgedRead(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold)
+    private Attempt hedgedRead(Attempt primary, Supplier<Attempt> hedges, HedgeThreshold threshold, QueryReadStats readStats)
             throws IOException
     {
         stats.recordRead();
@@ -98,6 +106,7 @@ final class Hedger
             second = new Task(hedges.get(), true, threshold);
             boolean inCallerThread = !trySubmit(second);
             stats.recordHedge(inCallerThread);
+            readStats.recordHedge();
             if (inCallerThread) {
                 second.run();
             }
@@ -105,6 +114,7 @@ final class Hedger
             (winner == first ? second : first).abandon();
             if (winner == second) {
                 stats.recordWin();
+                readStats.recordHedgeWin();
             }
             return winner.attempt;
         }

@@ -2,6 +2,7 @@ package io.overdrive.cache.hedge;
 
 import io.airlift.slice.Slice;
 import io.airlift.slice.Slices;
+import io.overdrive.cache.session.QueryReadStats;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 import io.trino.spi.metrics.Metrics;
@@ -23,14 +24,16 @@ final class HedgingInput
     private final TrinoInputFile file;
     private final Hedger hedger;
     private final HedgeThreshold threshold;
+    private final QueryReadStats readStats;
     private TrinoInput current;
     private boolean closed;
 
-    HedgingInput(TrinoInputFile file, TrinoInput input, Hedger hedger, HedgeThreshold threshold)
+    HedgingInput(TrinoInputFile file, TrinoInput input, Hedger hedger, HedgeThreshold threshold, QueryReadStats readStats)
     {
         this.file = requireNonNull(file, "file is null");
         this.current = requireNonNull(input, "input is null");
         this.hedger = requireNonNull(hedger, "hedger is null");
+        this.readStats = requireNonNull(readStats, "readStats is null");
         this.threshold = requireNonNull(threshold, "threshold is null");
     }
 
@@ -113,7 +116,7 @@ final class HedgingInput
         TrinoInput primaryInput = current;
         current = null;
         ReadAttempt primary = new ReadAttempt(primaryInput, file, bufferSize, read);
-        ReadAttempt winner = (ReadAttempt) hedger.read(primary, () -> new ReadAttempt(null, file, bufferSize, read), threshold);
+        ReadAttempt winner = (ReadAttempt) hedger.read(primary, () -> new ReadAttempt(null, file, bufferSize, read), threshold, readStats);
         current = winner.input;
         return winner;
     }

@@ -1,5 +1,6 @@
 package io.overdrive.cache.hedge;
 
+import io.overdrive.cache.session.QueryReadStats;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 
@@ -16,12 +17,14 @@ final class HedgingInputFile
 {
     private final Hedger hedger;
     private final HedgeThreshold threshold;
+    private final QueryReadStats readStats;
 
-    HedgingInputFile(TrinoInputFile delegate, Hedger hedger, HedgeThreshold threshold)
+    HedgingInputFile(TrinoInputFile delegate, Hedger hedger, HedgeThreshold threshold, QueryReadStats readStats)
     {
         super(delegate);
         this.hedger = requireNonNull(hedger, "hedger is null");
         this.threshold = requireNonNull(threshold, "threshold is null");
+        this.readStats = requireNonNull(readStats, "readStats is null");
     }
 
     @Override
@@ -29,6 +32,6 @@ final class HedgingInputFile
             throws IOException
     {
         // opened here, as unhedged, so that a missing file fails where it always did
-        return new HedgingInput(delegate(), delegate().newInput(), hedger, threshold);
+        return new HedgingInput(delegate(), delegate().newInput(), hedger, threshold, readStats);
     }
 }

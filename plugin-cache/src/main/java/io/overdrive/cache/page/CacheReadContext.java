@@ -1,15 +1,19 @@
 package io.overdrive.cache.page;
 
+import io.overdrive.cache.session.QueryReadStats;
+import io.overdrive.cache.session.ReadOptions;
+
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * What the cache needs to know about a read that the file system layer does not see: the table it belongs to (for
- * quotas) and whether this worker may cache it (only preferred workers cache under soft affinity). The connector sets
+ * quotas), whether this worker may cache it (only preferred workers cache under soft affinity) and what the query's
+ * session asks ({@link ReadOptions}), and where the split's reads are counted ({@link QueryReadStats}). The connector sets
  * it while Hive opens a split's files; the cache captures it for each file it opens.
  */
-public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable)
+public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable, ReadOptions options, QueryReadStats readStats)
 {
     /**
      * A read outside a table scan (a file opened after the page source was created, such as a delete delta read
@@ -23,6 +27,25 @@ public record CacheReadContext(Optional<String> schema, Optional<String> table, 
     {
         requireNonNull(schema, "schema is null");
         requireNonNull(table, "table is null");
+        requireNonNull(options, "options is null");
+        requireNonNull(readStats, "readStats is null");
+    }
+
+    /** A read with the catalog's own behaviour (no session property set). */
+    public CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable)
+    {
+        this(schema, table, cacheable, ReadOptions.DEFAULT, QueryReadStats.UNTRACKED);
+    }
+
+    public CacheReadContext withOptions(ReadOptions options)
+    {
+        return new CacheReadContext(schema, table, cacheable, options, readStats);
+    }
+
+    /** Whether this read may write pages: a worker that caches the file, for a query that fills the cache. */
+    public boolean writes()
+    {
+        return cacheable && options.populate() != ReadOptions.Populate.NEVER;
     }
 
     public static CacheReadContext forTable(String schema, String table, boolean cacheable)

@@ -78,7 +78,7 @@ final class DryRunPageCache
         synchronized (this) {
             wouldEvict = bytes + length > capacity;
         }
-        if (!writeGate.admits(pageId, length, wouldEvict)) {
+        if (!writeGate.admits(pageId, length, wouldEvict, context)) {
             return;
         }
         synchronized (this) {

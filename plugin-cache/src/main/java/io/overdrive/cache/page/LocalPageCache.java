@@ -372,7 +372,7 @@ final class LocalPageCache
         }
         int frameLength = PageFrame.frameLength(pageLength);
         // Alluxio's own view of "would evict": it evicts below the configured size (it reserves room for its overhead)
-        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength)) {
+        if (!writeGate.admits(pageId, frameLength, directory.get().availableBytes() < frameLength, context)) {
             return Optional.empty();
         }
         if (context.schema().isEmpty() && !quotas.admitsUnscoped()) {

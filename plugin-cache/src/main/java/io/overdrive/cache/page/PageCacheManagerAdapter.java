@@ -48,7 +48,11 @@ final class PageCacheManagerAdapter
     public int get(PageId pageId, int pageOffset, int bytesToRead, byte[] buffer, int offsetInBuffer, CacheContext cacheContext)
     {
         countAccess(pageId);
-        return cache.read(pageId, pageOffset, bytesToRead, buffer, offsetInBuffer);
+        int read = cache.read(pageId, pageOffset, bytesToRead, buffer, offsetInBuffer);
+        if (read > 0) {
+            context.readStats().recordFromCache(read);
+        }
+        return read;
     }
 
     @Override
@@ -59,6 +63,7 @@ final class PageCacheManagerAdapter
         int read = cache.read(pageId, pageOffset, bytesToRead, bytes, 0);
         if (read > 0) {
             target.writeBytes(bytes, 0, read);
+            context.readStats().recordFromCache(read);
         }
         return read;
     }

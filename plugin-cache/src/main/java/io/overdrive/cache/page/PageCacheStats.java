@@ -37,6 +37,8 @@ public class PageCacheStats
     private final AtomicLong partialPageMisses = new AtomicLong();
     private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong notCachedExcludedTable = new AtomicLong();
+    private final AtomicLong notCachedSessionBypass = new AtomicLong();
+    private final AtomicLong notCachedSessionNever = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
     private final AtomicLong restoresRunning = new AtomicLong();
     private final AtomicLong restoreFilesFound = new AtomicLong();
@@ -284,6 +286,16 @@ public class PageCacheStats
         notCachedExcludedTable.incrementAndGet();
     }
 
+    public void recordNotCachedSessionBypass()
+    {
+        notCachedSessionBypass.incrementAndGet();
+    }
+
+    public void recordNotCachedSessionNever()
+    {
+        notCachedSessionNever.incrementAndGet();
+    }
+
     @Managed(description = "Page reads served from the local cache")
     public long getHits()
     {
@@ -484,6 +496,18 @@ public class PageCacheStats
     public long getNotCachedExcludedTable()
     {
         return notCachedExcludedTable.get();
+    }
+
+    @Managed(description = "Files read from remote storage only, past the cache, for queries whose session set cache_enabled=false")
+    public long getNotCachedSessionBypass()
+    {
+        return notCachedSessionBypass.get();
+    }
+
+    @Managed(description = "Pages not cached because the query's session set cache_populate=NEVER")
+    public long getNotCachedSessionNever()
+    {
+        return notCachedSessionNever.get();
     }
 
     @Managed(description = "Pages not cached because cache.write-rate-limit was reached")

@@ -2,6 +2,7 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
 import com.google.common.util.concurrent.RateLimiter;
+import io.overdrive.cache.session.ReadOptions.Populate;
 
 import java.util.Optional;
 
@@ -35,21 +36,32 @@ final class WriteGate
         admission.ifPresent(filter -> filter.recordRead(pageId.getFileId(), pageId.getPageIndex()));
     }
 
-    /** Whether this node may cache the read's pages at all: under soft affinity, only the file's preferred workers do. */
+    /**
+     * Whether this node may cache the read's pages at all: under soft affinity, only the file's preferred workers do,
+     * and not for a query whose session set {@code cache_populate=NEVER}.
+     */
     boolean isCacheable(CacheReadContext context)
     {
         if (!context.cacheable()) {
             stats.recordNotCachedNotPreferred();
             return false;
         }
+        if (context.options().populate() == Populate.NEVER) {
+            stats.recordNotCachedSessionNever();
+            return false;
+        }
         return true;
     }
 
-    /** Whether to write the page; {@code wouldEvict}: whether caching it now would push another page out. */
-    boolean admits(PageId pageId, int frameLength, boolean wouldEvict)
+    /**
+     * Whether to write the page of a read in {@code context}; {@code wouldEvict}: whether caching it now would push
+     * another page out. A query whose session set {@code cache_populate=ALWAYS} skips admission, not the rate limit.
+     */
+    boolean admits(PageId pageId, int frameLength, boolean wouldEvict, CacheReadContext context)
     {
+        boolean always = context.options().populate() == Populate.ALWAYS;
         // admission guards eviction only (as in W-TinyLFU): while there is room every page is welcome
-        if (admission.isPresent() && wouldEvict && !admission.get().admits(pageId.getFileId(), pageId.getPageIndex())) {
+        if (admission.isPresent() && wouldEvict && !always && !admission.get().admits(pageId.getFileId(), pageId.getPageIndex())) {
             stats.recordAdmissionRejection();
             return false;
         }

@@ -225,6 +225,7 @@ final class SharedPageReader
         scans.stats().recordCoalescedRead(bytes.length(), System.nanoTime() - start);
         scans.readAhead().read(claim.pageId());
         sharedBytes.addAndGet(copied);
+        context.readStats().recordFromSharedFetch(copied);
         return true;
     }
 
@@ -237,6 +238,7 @@ final class SharedPageReader
         remote().readFully(page * pageSize, data, 0, length);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);
+        context.readStats().recordFromStorage(length);
         request.copy(page, pageSize, length, new PageBytes(data, 0, length));
     }
 
@@ -342,6 +344,7 @@ final class SharedPageReader
         scans.stats().recordFetch(run.size(), length);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);
+        context.readStats().recordFromStorage(length);
 
         List<PageBytes> pages = new ArrayList<>(run.size());
         for (Claim claim : run) {
@@ -400,6 +403,7 @@ final class SharedPageReader
             return false;
         }
         cacheBytes.addAndGet(read);
+        context.readStats().recordFromCache(read);
         scans.readAhead().read(pageId);
         return true;
     }
@@ -411,7 +415,11 @@ final class SharedPageReader
             return false;
         }
         PageId pageId = pageId(page);
-        if (!scans.readAhead().readHeld(pageId, bytes -> sharedBytes.addAndGet(request.copy(page, pageSize, pageLength(page), bytes)))) {
+        if (!scans.readAhead().readHeld(pageId, bytes -> {
+            int copied = request.copy(page, pageSize, pageLength(page), bytes);
+            sharedBytes.addAndGet(copied);
+            context.readStats().recordFromSharedFetch(copied);
+        })) {
             return false;
         }
         held.remove(pageId);
@@ -424,7 +432,7 @@ final class SharedPageReader
         int ahead = scans.readAhead().pages();
         boolean sequential = first == lastPageRead || first == lastPageRead + 1;
         lastPageRead = last;
-        if (ahead == 0 || !sequential || readAheadRunning || !context.cacheable()) {
+        if (ahead == 0 || !sequential || readAheadRunning || !context.writes()) {
             // pages fetched ahead on a node that may not cache them would only help readers that are reading them now
             return;
         }
@@ -495,8 +503,8 @@ final class SharedPageReader
             }
             return;
         }
-        if (!context.cacheable()) {
-            // fetched ahead on a node that may not cache them, they would be read again
+        if (!context.writes()) {
+            // fetched ahead on a node that may not cache them (or for a query that fills no cache), they would be read again
             return;
         }
         List<Range> ranges = plan.onRead(position, length, scans.maxPrefetchBytes());

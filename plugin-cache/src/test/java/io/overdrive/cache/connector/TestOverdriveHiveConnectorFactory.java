@@ -78,7 +78,10 @@ class TestOverdriveHiveConnectorFactory
         try {
             assertThat(connector).isInstanceOf(OverdriveConnector.class);
             assertThat(((OverdriveConnector) connector).hive()).isInstanceOf(HiveConnector.class);
-            assertThat(connector.getSessionProperties()).isNotEmpty();
+            // Hive's session properties, and Overdrive's beside them
+            Set<String> names = connector.getSessionProperties().stream().map(property -> property.getName()).collect(toImmutableSet());
+            assertThat(names).contains("parquet_use_column_index", "cache_enabled", "cache_populate", "hedged_reads_enabled", "shared_scans_enabled", "soft_affinity_enabled");
+            assertThat(connector.getSessionProperties()).hasSize(((OverdriveConnector) connector).hive().getSessionProperties().size() + 5);
         }
         finally {
             connector.shutdown();

@@ -2,6 +2,7 @@ package io.overdrive.cache.hedge;
 
 import com.google.common.base.Ticker;
 import io.airlift.slice.Slice;
+import io.overdrive.cache.session.QueryReadStats;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
@@ -97,6 +98,53 @@ class TestHedgingInput
             assertThat(stream.readNBytes(100)).isEqualTo(Arrays.copyOf(data, 100));
         }
         assertThat(stats.getThresholds()).isEqualTo("local://=20.0ms");
+    }
+
+    // a query whose session sets hedged_reads_enabled=false: the wrapper leaves its files alone, however slow
+    @Test
+    void sessionWithoutHedgingIsNeverHedged()
+            throws Exception
+    {
+        faultyFile.randomDelays(new Random(6), 0.5, 60);
+        TrinoInputFile unhedged = hedgedReads.wrap(faultyFile, false, QueryReadStats.UNTRACKED);
+        assertThat(unhedged).isSameAs(faultyFile);
+        Random random = new Random(7);
+        try (TrinoInput input = unhedged.newInput()) {
+            for (int read = 0; read < 40; read++) {
+                randomRead(input, random);
+            }
+        }
+        assertThat(stats.getFilesNotHedgedBySession()).isEqualTo(1);
+        assertThat(stats.getReads()).isZero();
+        assertThat(stats.getHedgedReadOps()).isZero();
+        assertThat(faultyFile.inputs).hasSize(1);
+        assertNoInputLeaked();
+    }
+
+    // under HDFS's own hedging, which hedges every positional read, a query without hedging reads statefully
+    @Test
+    void sessionWithoutHedgingReadsHdfsStatefully()
+            throws Exception
+    {
+        HedgedReads nativeHdfs = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(4).setThreshold("20ms"), true, stats, pool, Ticker.systemTicker());
+        TrinoInputFile hdfsFile = new LocationInputFile(localFile, Location.of("hdfs://namenode:8020/data.bin"));
+        assertThat(nativeHdfs.wrap(hdfsFile)).isInstanceOf(PositionalReadInputFile.class);
+        TrinoInputFile unhedged = nativeHdfs.wrap(hdfsFile, false, QueryReadStats.UNTRACKED);
+        assertThat(unhedged).isInstanceOf(StatefulReadInputFile.class);
+        assertThat(stats.getFilesNotHedgedBySession()).isEqualTo(1);
+        Random random = new Random(8);
+        try (TrinoInput input = unhedged.newInput()) {
+            for (int read = 0; read < 200; read++) {
+                randomRead(input, random);
+            }
+            // past the end, or before the start: refused, and the input still reads
+            assertThatThrownBy(() -> input.readFully(FILE_SIZE - 10, new byte[20], 0, 20)).isInstanceOf(java.io.EOFException.class);
+            assertThatThrownBy(() -> input.readFully(-1, new byte[20], 0, 20)).isInstanceOf(java.io.EOFException.class);
+            randomRead(input, random);
+        }
+        // a file of the same catalog on other storage is not HDFS's to hedge: left alone
+        assertThat(nativeHdfs.wrap(localFile, false, QueryReadStats.UNTRACKED)).isSameAs(localFile);
+        nativeHdfs.shutdown();
     }
 
     @Test
@@ -485,6 +533,32 @@ class TestHedgingInput
         public String toString()
         {
             return "input " + index;
+        }
+    }
+
+    // a local file that says it lives at another location (an HDFS path), for the routing by scheme
+    private static final class LocationInputFile
+            extends ForwardingInputFile
+    {
+        private final Location location;
+
+        LocationInputFile(TrinoInputFile delegate, Location location)
+        {
+            super(delegate);
+            this.location = location;
+        }
+
+        @Override
+        public TrinoInput newInput()
+                throws IOException
+        {
+            return delegate().newInput();
+        }
+
+        @Override
+        public Location location()
+        {
+            return location;
         }
     }
 }

@@ -1,0 +1,87 @@
+package io.overdrive.cache.connector;
+
+import io.overdrive.cache.session.QueryReadStats;
+import io.trino.spi.connector.ConnectorPageSource;
+import io.trino.spi.connector.SourcePage;
+import io.trino.spi.metrics.Metrics;
+
+import java.io.IOException;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+import static java.util.Objects.requireNonNull;
+
+/** Hive's page source, with Overdrive's counts of its reads ({@link QueryReadStats}) added to its metrics. */
+final class ReadStatsPageSource
+        implements ConnectorPageSource
+{
+    private final ConnectorPageSource delegate;
+    private final QueryReadStats readStats;
+
+    ReadStatsPageSource(ConnectorPageSource delegate, QueryReadStats readStats)
+    {
+        this.delegate = requireNonNull(delegate, "delegate is null");
+        this.readStats = requireNonNull(readStats, "readStats is null");
+    }
+
+    @Override
+    public long getCompletedBytes()
+    {
+        return delegate.getCompletedBytes();
+    }
+
+    @Override
+    public OptionalLong getCompletedPositions()
+    {
+        return delegate.getCompletedPositions();
+    }
+
+    @Override
+    public long getReadTimeNanos()
+    {
+        return delegate.getReadTimeNanos();
+    }
+
+    @Override
+    public boolean isFinished()
+    {
+        return delegate.isFinished();
+    }
+
+    @Override
+    public SourcePage getNextSourcePage()
+    {
+        return delegate.getNextSourcePage();
+    }
+
+    @Override
+    public long getMemoryUsage()
+    {
+        return delegate.getMemoryUsage();
+    }
+
+    @Override
+    public void close()
+            throws IOException
+    {
+        delegate.close();
+    }
+
+    @Override
+    public CompletableFuture<?> isBlocked()
+    {
+        return delegate.isBlocked();
+    }
+
+    @Override
+    public Metrics getMetrics()
+    {
+        return delegate.getMetrics().mergeWith(readStats.toMetrics());
+    }
+
+    /** The counts of the page source's reads (for tests). */
+    QueryReadStats readStats()
+    {
+        return readStats;
+    }
+}
