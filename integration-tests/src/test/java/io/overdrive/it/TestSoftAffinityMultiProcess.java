@@ -44,6 +44,8 @@ import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterrup
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static java.util.stream.Collectors.counting;
+import static java.util.stream.Collectors.groupingBy;
 import static java.util.stream.Collectors.toMap;
 import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -304,6 +306,28 @@ class TestSoftAffinityMultiProcess
         }
         assertThat(cluster.query("SELECT DISTINCT mbean FROM soft.system.cache_metrics WHERE node_id = 'coordinator'"))
                 .as("the coordinator places splits").contains(List.of("PlacementStats"));
+
+        // what each worker holds of the table, from SQL: the warmed files on the workers that warmed them, read since
+        Map<Object, List<Object>> cached = cluster.query("SELECT c.node_id, c.cached_files, c.cached_bytes, c.hits, c.last_access > now() - INTERVAL '10' MINUTE " +
+                        "FROM soft.system.cached_tables c JOIN system.runtime.nodes n ON c.node_id = n.node_id " +
+                        "WHERE c.schema_name = 'affinity' AND c.table_name = 'warm_orders'").stream()
+                .collect(toMap(List::getFirst, row -> row));
+        Map<Object, Long> warmedFiles = warmed.stream().collect(groupingBy(List::getFirst, counting()));
+        warmedFiles.forEach((node, files) -> {
+            assertThat(cached).as("a row for %s, which warmed %s files", node, files).containsKey(node);
+            assertThat(((Number) cached.get(node).get(1)).longValue()).as("files cached on %s", node).isGreaterThanOrEqualTo(files);
+            assertThat(cached.get(node).get(4)).as("accessed recently on %s", node).isEqualTo(true);
+        });
+        assertThat(cached.values().stream().mapToLong(row -> ((Number) row.get(3)).longValue()).sum()).as("reads of warm_orders served from the cache").isPositive();
+        // every worker's bytes over all tables and directories, as its JMX shows them
+        for (TrinoNode worker : cluster.workers()) {
+            String node = "'" + worker.name() + "'";
+            long jmxBytes = JmxAttributes.sum(worker.jmxPort(), pageStats, "BytesCached");
+            assertThat(((Number) cluster.query("SELECT coalesce(sum(cached_bytes), 0) FROM soft.system.cached_tables WHERE node_id = " + node).getFirst().getFirst()).longValue())
+                    .as("bytes cached on %s, per table from SQL and over JMX", worker.name()).isEqualTo(jmxBytes);
+            assertThat(cluster.query("SELECT in_use, used_bytes FROM soft.system.cache_directories WHERE node_id = " + node))
+                    .as("the cache directory of %s", worker.name()).containsExactly(List.of(true, jmxBytes));
+        }
     }
 
     @Test

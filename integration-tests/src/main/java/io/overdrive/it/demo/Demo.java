@@ -343,9 +343,11 @@ public final class Demo
                       FROM TABLE(%s.system.warm_cache(schema_name => '%s', table_name => 'orders')) GROUP BY 1;
                     SELECT node_id, attribute, value FROM %s.system.cache_metrics
                       WHERE mbean = 'PageCacheStats' AND attribute IN ('Hits', 'Misses', 'BytesCached') ORDER BY 1, 2;
+                    SELECT node_id, table_name, cached_files, cached_bytes, hits, last_access FROM %s.system.cached_tables
+                      ORDER BY cached_bytes DESC;
                     SET SESSION %s.cache_populate = 'NEVER';  -- this session's queries read the cache but do not fill it
                 """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, TRINO_CACHE, OVERDRIVE, SCHEMA,
-                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE);
+                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE, OVERDRIVE);
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();
     }

@@ -35,7 +35,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's parts in front of Hive's: the page
  * source provider (it tells the cache which table a read belongs to), the split manager, the {@code flush_cache}
- * and {@code warm_cache} table functions, the {@code system.cache_metrics} table and the session properties of
+ * and {@code warm_cache} table functions, the {@code system.cache_metrics}, {@code system.cached_tables} and
+ * {@code system.cache_directories} tables and the session properties of
  * {@link OverdriveSessionProperties} beside Hive's. Everything else is Hive's, forwarded; every method of {@link Connector} is forwarded explicitly so
  * that none falls back to an SPI default by accident.
  */

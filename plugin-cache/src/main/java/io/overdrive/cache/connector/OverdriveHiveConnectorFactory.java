@@ -2,22 +2,29 @@ package io.overdrive.cache.connector;
 
 import com.google.inject.Injector;
 import com.google.inject.Key;
+import com.google.inject.TypeLiteral;
 import io.airlift.log.Logger;
+import io.overdrive.cache.OverdriveFileSystemCache;
 import io.overdrive.cache.OverdriveModule;
 import io.overdrive.cache.coordinator.CoordinatorCacheStats;
 import io.overdrive.cache.hedge.HedgedReadStats;
 import io.overdrive.cache.hedge.NativeHdfsHedging;
+import io.overdrive.cache.inspection.CacheDirectoriesTable;
 import io.overdrive.cache.inspection.CacheMetricsTable;
+import io.overdrive.cache.inspection.CachedTablesTable;
+import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.warmup.WarmCacheProcessorProvider;
 import io.overdrive.scheduler.affinity.PlacementStats;
+import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.plugin.hive.HiveConnector;
 import io.trino.plugin.hive.HiveConnectorFactory;
 import io.trino.spi.Node;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
+import io.trino.spi.connector.SystemTable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +107,20 @@ public class OverdriveHiveConnectorFactory
                 new OverdriveFunctionProvider(
                         features.flushCacheProcessors(),
                         new WarmCacheProcessorProvider(pageSources::openForWarmUp, context.getCurrentNode().getNodeIdentifier())),
-                Set.of(new CacheMetricsTable(context.getCurrentNode().getNodeIdentifier(), exportedStats(injector))));
+                systemTables(context.getCurrentNode().getNodeIdentifier(), injector, features));
+    }
+
+    // the catalog's system schema: every node serves its own rows
+    private static Set<SystemTable> systemTables(String nodeId, Injector injector, OverdriveFeatures features)
+    {
+        // absent on a node that caches nothing: the coordinator when it runs no splits, or a catalog without the cache
+        Optional<PageCache> pageCache = injector.getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}))
+                .filter(OverdriveFileSystemCache.class::isInstance)
+                .map(cache -> ((OverdriveFileSystemCache) cache).pageCache());
+        return Set.of(
+                new CacheMetricsTable(nodeId, exportedStats(injector)),
+                new CachedTablesTable(nodeId, pageCache, features.pageCache().getTableQuota(), features.pageCache().getSchemaQuota()),
+                new CacheDirectoriesTable(nodeId, pageCache));
     }
 
     // the statistics objects this node exports over JMX for the catalog, for system.cache_metrics

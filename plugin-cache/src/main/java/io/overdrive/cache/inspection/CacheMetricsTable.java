@@ -2,14 +2,9 @@ package io.overdrive.cache.inspection;
 
 import com.google.common.collect.ImmutableList;
 import io.trino.spi.connector.ColumnMetadata;
-import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
-import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.InMemoryRecordSet;
-import io.trino.spi.connector.RecordCursor;
 import io.trino.spi.connector.SchemaTableName;
-import io.trino.spi.connector.SystemTable;
-import io.trino.spi.predicate.TupleDomain;
 import org.weakref.jmx.Managed;
 
 import java.lang.reflect.InvocationTargetException;
@@ -20,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 
 import static com.google.common.collect.ImmutableList.toImmutableList;
-import static io.trino.spi.connector.SystemTable.Distribution.ALL_NODES;
 import static io.trino.spi.type.DoubleType.DOUBLE;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.Objects.requireNonNull;
@@ -32,7 +26,7 @@ import static java.util.Objects.requireNonNull;
  * placement. Joinable with {@code system.runtime.nodes} on {@code node_id}.
  */
 public final class CacheMetricsTable
-        implements SystemTable
+        extends NodeSystemTable
 {
     public static final SchemaTableName NAME = new SchemaTableName("system", "cache_metrics");
     private static final ConnectorTableMetadata METADATA = new ConnectorTableMetadata(NAME, List.of(
@@ -50,6 +44,7 @@ public final class CacheMetricsTable
      */
     public CacheMetricsTable(String nodeId, List<Object> stats)
     {
+        super(METADATA);
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.attributes = stats.stream()
                 .flatMap(object -> numericAttributes(object).stream())
@@ -57,25 +52,11 @@ public final class CacheMetricsTable
     }
 
     @Override
-    public Distribution getDistribution()
+    void addRows(InMemoryRecordSet.Builder rows)
     {
-        return ALL_NODES;
-    }
-
-    @Override
-    public ConnectorTableMetadata getTableMetadata()
-    {
-        return METADATA;
-    }
-
-    @Override
-    public RecordCursor cursor(ConnectorTransactionHandle transactionHandle, ConnectorSession session, TupleDomain<Integer> constraint)
-    {
-        InMemoryRecordSet.Builder rows = InMemoryRecordSet.builder(METADATA);
         for (Attribute attribute : attributes) {
             attribute.value().ifPresent(value -> rows.addRow(nodeId, attribute.mbean(), attribute.name(), value));
         }
-        return rows.build().cursor();
     }
 
     // an attribute as JMX names it: the getter's name without "get" or "is"

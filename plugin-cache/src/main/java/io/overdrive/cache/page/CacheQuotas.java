@@ -41,15 +41,6 @@ final class CacheQuotas
         return schemaQuota.isPresent() || tableQuota.isPresent();
     }
 
-    /** The scope a read's pages are accounted in: its table within its schema, or its schema, or none. */
-    Optional<CacheScope> scope(CacheReadContext context)
-    {
-        if (!isEnabled() || context.schema().isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(CacheScope.create(context.schema().get() + context.table().map(table -> "." + table).orElse("")));
-    }
-
     /**
      * Whether pages of a read that belongs to no known table may be cached: only without quotas, since such pages could
      * not be held to one (a file opened outside a table scan, such as a delete delta read lazily).

@@ -14,10 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,6 +51,7 @@ final class LocalPageCache
     private final DirectoryChooser chooser;
     private final WriteGate writeGate;
     private final CacheQuotas quotas;
+    private final TableScopes scopes = new TableScopes();
     private final PageCacheStats stats;
     private final FileIndex fileIndex = new FileIndex(FileIndex.DEFAULT_MAX_PATHS);
     // pages written in part since the start, with the chunks written, so that contains() does not count them (a
@@ -99,7 +103,7 @@ final class LocalPageCache
             @Override
             public CacheScope scope(CachedFile file)
             {
-                return quotas.scope(file.context()).orElse(CacheScope.GLOBAL);
+                return scopes.scopeOf(file.context()).orElse(CacheScope.GLOBAL);
             }
 
             @Override
@@ -380,9 +384,9 @@ final class LocalPageCache
             return Optional.empty();
         }
         CacheContext cacheContext = CacheContext.defaults();
-        Optional<CacheScope> scope = quotas.scope(context);
+        Optional<CacheScope> scope = scopes.scopeOf(context);
         if (scope.isPresent()) {
-            if (!quotas.makeRoom(scope.get(), frameLength, directories)) {
+            if (quotas.isEnabled() && !quotas.makeRoom(scope.get(), frameLength, directories)) {
                 stats.recordPutRefused();
                 return Optional.empty();
             }
@@ -492,6 +496,68 @@ final class LocalPageCache
             stats.recordDelete(deleted.pages(), deleted.bytes());
         }
         fileIndex.clear();
+    }
+
+    @Override
+    public List<CachedTableUsage> cachedTables()
+    {
+        Map<CacheScope, TableSum> sums = new HashMap<>();
+        for (PageStoreDirectory directory : directories) {
+            directory.scopeUsage().forEach((scope, usage) -> sums.computeIfAbsent(scope, _ -> new TableSum()).add(usage));
+        }
+        List<CachedTableUsage> tables = new ArrayList<>(sums.size());
+        sums.forEach((scope, sum) -> {
+            if (sum.pages == 0) {
+                // nothing cached now (its reads are kept, and shown again once it has pages)
+                return;
+            }
+            Optional<TableScopes.CachedTable> table = scopes.tableOf(scope);
+            tables.add(new CachedTableUsage(
+                    table.map(TableScopes.CachedTable::schema),
+                    table.flatMap(TableScopes.CachedTable::table),
+                    sum.files.size(),
+                    sum.pages,
+                    sum.bytes,
+                    sum.hits,
+                    sum.hitBytes,
+                    sum.lastAccessMillis));
+        });
+        return tables;
+    }
+
+    // a scope's usage over the directories: a file's pages may lie in two (written while its first choice was out of use)
+    private static final class TableSum
+    {
+        private final Set<String> files = new HashSet<>();
+        private long pages;
+        private long bytes;
+        private long hits;
+        private long hitBytes;
+        private long lastAccessMillis;
+
+        void add(TableTally.ScopeUsage usage)
+        {
+            files.addAll(usage.pagesByFile().keySet());
+            pages += usage.pages();
+            bytes += usage.bytes();
+            hits += usage.hits();
+            hitBytes += usage.hitBytes();
+            lastAccessMillis = Math.max(lastAccessMillis, usage.lastAccessMillis());
+        }
+    }
+
+    @Override
+    public List<CacheDirectoryStatus> directoryStatus()
+    {
+        return directories.stream()
+                .map(directory -> new CacheDirectoryStatus(
+                        directory.path().toString(),
+                        directory.isEnabled(),
+                        directory.restoring(),
+                        directory.usedBytes(),
+                        directory.capacityBytes(),
+                        directory.recoveredBytes()))
+                .toList();
     }
 
     private record DirectoriesUsage(List<PageStoreDirectory> directories, FileIndex fileIndex)

@@ -4,6 +4,7 @@ import alluxio.client.file.cache.CacheManager;
 import alluxio.client.file.cache.PageId;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.function.Predicate;
 
 /**
@@ -90,6 +91,18 @@ public interface PageCache
 
     /** Removes every page, including pages recovered at startup. */
     void invalidateAll();
+
+    /** What this cache holds of each table it holds pages of; none for a cache that stores no bytes. */
+    default List<CachedTableUsage> cachedTables()
+    {
+        return List.of();
+    }
+
+    /** Each of this cache's directories; none for a cache that stores no bytes. */
+    default List<CacheDirectoryStatus> directoryStatus()
+    {
+        return List.of();
+    }
 
     @Override
     void close();

@@ -4,7 +4,6 @@ import alluxio.client.file.CacheContext;
 import alluxio.client.file.cache.CacheManager;
 import alluxio.client.file.cache.CacheManagerOptions;
 import alluxio.client.file.cache.CacheUsage;
-import alluxio.client.file.cache.DefaultPageMetaStore;
 import alluxio.client.file.cache.LocalCacheManager;
 import alluxio.client.file.cache.PageId;
 import alluxio.client.file.cache.PageInfo;
@@ -30,6 +29,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -77,6 +77,7 @@ final class PageStoreDirectory
     private final Path path;
     private final CacheManager manager;
     private final PageMetaStore metaStore;
+    private final TableTally tally;
     private final FaultReportingPageStoreDir storeDir;
     private final FaultReportingPageStore store;
     private final DirectoryHealth health;
@@ -92,12 +93,13 @@ final class PageStoreDirectory
     // set under the metadata's write lock, read without it by readers asking whether to restore a page themselves
     private volatile boolean restoreEnded;
 
-    private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
+    private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, TableTally tally, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
         this.stats = requireNonNull(stats, "stats is null");
         this.path = requireNonNull(path, "path is null");
         this.manager = requireNonNull(manager, "manager is null");
         this.metaStore = requireNonNull(metaStore, "metaStore is null");
+        this.tally = requireNonNull(tally, "tally is null");
         this.storeDir = requireNonNull(storeDir, "storeDir is null");
         this.store = requireNonNull(store, "store is null");
         this.health = requireNonNull(health, "health is null");
@@ -118,10 +120,12 @@ final class PageStoreDirectory
         PageStoreOptions storeOptions = getOnlyElement(options.getPageStoreOptions());
         FaultReportingPageStore store = new FaultReportingPageStore(PageStore.create(storeOptions), health, stats);
         FaultReportingPageStoreDir storeDir = new FaultReportingPageStoreDir(storeOptions, store, CacheEvictor.create(options.getCacheEvictorOptions()));
-        // per-scope byte counts (quotas) cost a map entry per page: only when a quota is configured
+        // per-scope eviction (quotas) costs an evictor entry per page: only when a quota is configured; the tally of
+        // files, pages and bytes per table is kept either way
+        TableTally tally = new TableTally();
         PageMetaStore metaStore = options.isQuotaEnabled()
-                ? new ScopeTrackingPageMetaStore(options.getCacheEvictorOptions(), List.of(storeDir))
-                : new DefaultPageMetaStore(List.of(storeDir));
+                ? new ScopeTrackingPageMetaStore(options.getCacheEvictorOptions(), List.of(storeDir), tally)
+                : new TallyingPageMetaStore(List.of(storeDir), tally);
         // without the folder Alluxio's restore fails, and it then empties the directory
         Files.createDirectories(storeDir.getRootPath());
         // LocalCacheManager itself, not Factory.create's NoExceptionCacheManager wrapper: that one lacks invalidate(),
@@ -134,7 +138,7 @@ final class PageStoreDirectory
         finally {
             storeDir.opening(false);
         }
-        return new PageStoreDirectory(path, manager, metaStore, storeDir, store, health, ttl, owner, stats);
+        return new PageStoreDirectory(path, manager, metaStore, tally, storeDir, store, health, ttl, owner, stats);
     }
 
     Path path()
@@ -167,6 +171,38 @@ final class PageStoreDirectory
     long usedBytes()
     {
         return manager.getUsage().map(CacheUsage::used).orElse(0L);
+    }
+
+    /** The most bytes of pages this directory holds before it evicts (its size less Alluxio's overhead allowance). */
+    long capacityBytes()
+    {
+        return storeDir.getCapacityBytes();
+    }
+
+    /** The pages of the file stored here, as the cache manager's metadata records them (for tests). */
+    Set<PageInfo> pages(String fileId)
+    {
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return Set.copyOf(metaStore.getAllPagesByFileId(fileId));
+        }
+        finally {
+            readLock.unlock();
+        }
+    }
+
+    /** What this directory holds of each scope (table, schema, or none), at one moment. */
+    Map<CacheScope, TableTally.ScopeUsage> scopeUsage()
+    {
+        Lock readLock = metaStore.getLock().readLock();
+        readLock.lock();
+        try {
+            return tally.snapshot();
+        }
+        finally {
+            readLock.unlock();
+        }
     }
 
     /**
@@ -217,6 +253,7 @@ final class PageStoreDirectory
             }
             copied += end - offset;
         }
+        tally.recordHit(info.get().getScope(), bytes, System.currentTimeMillis());
         return bytes;
     }
 

@@ -9,22 +9,42 @@ import alluxio.exception.PageNotFoundException;
 
 import java.util.List;
 
+import static java.util.Objects.requireNonNull;
+
 /**
  * Alluxio's page metadata with bytes per scope (schema, table), fixed for deletions. In Alluxio 2.9.6
  * {@code LocalCacheManager.delete} removes a page through {@code removePage(pageId, isTemporary)}, which
  * {@link QuotaPageMetaStore} does not override: the page's bytes stay counted in its scope and the page stays among its
  * scope's eviction candidates. Every removal of a stored page is routed here through the scope-aware
  * {@code removePage(pageId)}.
+ * <p>
+ * Every page added or removed is also counted in the directory's {@link TableTally}.
  */
 final class ScopeTrackingPageMetaStore
         extends QuotaPageMetaStore
 {
     // set while the scope-aware removal runs: its inner call for the removal itself must not come back here
     private final ThreadLocal<Boolean> removing = ThreadLocal.withInitial(() -> false);
+    private final TableTally tally;
 
-    ScopeTrackingPageMetaStore(CacheEvictorOptions evictorOptions, List<PageStoreDir> directories)
+    ScopeTrackingPageMetaStore(CacheEvictorOptions evictorOptions, List<PageStoreDir> directories, TableTally tally)
     {
         super(evictorOptions, directories);
+        this.tally = requireNonNull(tally, "tally is null");
+    }
+
+    @Override
+    public void addPage(PageId pageId, PageInfo pageInfo)
+    {
+        super.addPage(pageId, pageInfo);
+        tally.added(pageInfo);
+    }
+
+    @Override
+    public void reset()
+    {
+        super.reset();
+        tally.cleared();
     }
 
     @Override
@@ -39,7 +59,12 @@ final class ScopeTrackingPageMetaStore
             throws PageNotFoundException
     {
         if (isTemporary || removing.get()) {
-            return super.removePage(pageId, isTemporary);
+            // the removal itself
+            PageInfo removed = super.removePage(pageId, isTemporary);
+            if (!isTemporary) {
+                tally.removed(removed);
+            }
+            return removed;
         }
         removing.set(true);
         try {

@@ -1,6 +1,7 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
+import alluxio.client.file.cache.PageInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -9,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
+import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -42,6 +46,7 @@ class TestPageCacheConcurrency
         PageCacheStats stats = new PageCacheStats();
         AtomicLong reads = new AtomicLong();
         AtomicLong hits = new AtomicLong();
+        Map<String, AtomicLong> hitsByTable = Map.of("t1", new AtomicLong(), "t2", new AtomicLong());
         try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, TestingPages.config(60 * PAGE_SIZE, first, second).setAdmissionEnabled(true), stats)) {
             ExecutorService executor = Executors.newFixedThreadPool(THREADS);
             CountDownLatch start = new CountDownLatch(1);
@@ -67,12 +72,13 @@ class TestPageCacheConcurrency
                         reads.incrementAndGet();
                         if (read > 0) {
                             hits.incrementAndGet();
+                            hitsByTable.get(TestingPages.table(fileId)).incrementAndGet();
                             byte[] expected = TestingPages.content(pageId, length);
                             assertThat(read).isEqualTo(length - offset);
                             assertThat(Arrays.copyOf(target, read)).isEqualTo(Arrays.copyOfRange(expected, offset, length));
                         }
                         else {
-                            cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, length)), CacheReadContext.UNKNOWN);
+                            cache.write("/" + pageId.getFileId(), pageId, ByteBuffer.wrap(TestingPages.content(pageId, length)), TestingPages.context(fileId));
                         }
                     }
                     return null;
@@ -91,6 +97,31 @@ class TestPageCacheConcurrency
             assertThat(stats.getCorruptPages()).isZero();
             assertThat(stats.getBytesCached()).isLessThanOrEqualTo(2 * 60 * PageFrame.frameLength(PAGE_SIZE));
             assertThat(stats.getBytesEvicted()).as("the cache is far smaller than the data, so it must evict").isPositive();
+
+            // what the cache reports per table is what its metadata holds, and every hit is counted for its table
+            List<CachedTableUsage> tables = cache.cachedTables();
+            for (CachedTableUsage table : tables) {
+                String name = table.table().orElseThrow();
+                long files = 0;
+                long pages = 0;
+                long bytes = 0;
+                for (int file = 0; file < 200; file++) {
+                    String fileId = "file-" + file;
+                    if (!TestingPages.table(fileId).equals(name)) {
+                        continue;
+                    }
+                    Set<PageInfo> filePages = cache.directories().stream().flatMap(directory -> directory.pages(fileId).stream()).collect(toSet());
+                    files += filePages.isEmpty() ? 0 : 1;
+                    pages += filePages.size();
+                    bytes += filePages.stream().mapToLong(PageInfo::getPageSize).sum();
+                }
+                assertThat(table.files()).as(name).isEqualTo(files);
+                assertThat(table.pages()).as(name).isEqualTo(pages);
+                assertThat(table.bytes()).as(name).isEqualTo(bytes);
+                assertThat(table.hits()).as(name).isEqualTo(hitsByTable.get(name).get());
+            }
+            assertThat(tables).isNotEmpty();
+            assertThat(tables.stream().mapToLong(CachedTableUsage::bytes).sum()).isEqualTo(stats.getBytesCached());
         }
     }
 }

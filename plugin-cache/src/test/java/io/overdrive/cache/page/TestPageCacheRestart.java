@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -65,10 +66,16 @@ class TestPageCacheRestart
             assertThat(stats.getRestoreFilesFound()).isEqualTo(20);
             assertThat(stats.getPagesRestored()).isEqualTo(200);
             assertThat(stats.getBytesRecovered()).isEqualTo(stats.getBytesCached());
+            // restored pages count for the tables they were read for
+            assertThat(cache.cachedTables()).extracting(CachedTableUsage::table).map(Optional::orElseThrow).containsExactlyInAnyOrder("t1", "t2");
+            assertThat(cache.cachedTables().stream().mapToLong(CachedTableUsage::files).sum()).isEqualTo(20);
+            assertThat(cache.cachedTables().stream().mapToLong(CachedTableUsage::pages).sum()).isEqualTo(200);
+            assertThat(cache.cachedTables().stream().mapToLong(CachedTableUsage::bytes).sum()).isEqualTo(stats.getBytesCached());
             for (int index = 0; index < 200; index++) {
                 assertHit(cache, PageCacheWriterMain.pageId(index));
             }
             assertThat(stats.getMisses()).isZero();
+            assertThat(cache.cachedTables().stream().mapToLong(CachedTableUsage::hits).sum()).isEqualTo(200);
         }
     }
 
