@@ -129,10 +129,11 @@ public final class OverdriveQueryRunner
                         .putAll(hive)
                         .putAll(overdriveProperties)
                         .buildOrThrow());
+                // the extra catalog's own properties override the shared ones (another metastore, another storage)
                 extraCatalogs.forEach((catalog, connector) -> queryRunner.createCatalog(catalog, connector.getKey(), ImmutableMap.<String, String>builder()
                         .putAll(hive)
                         .putAll(connector.getValue())
-                        .buildOrThrow()));
+                        .buildKeepingLast()));
 
                 // the file metastore puts the schema's directory under hive.metastore.catalog.dir on HDFS
                 queryRunner.execute("CREATE SCHEMA %s.%s".formatted(OVERDRIVE_CATALOG, SCHEMA));

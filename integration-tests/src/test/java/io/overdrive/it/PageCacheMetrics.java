@@ -19,7 +19,7 @@ record PageCacheMetrics(long bytesFromCache, long bytesFromRemote, long hits, lo
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             Set<ObjectName> names = server.queryNames(new ObjectName("*:type=PageCacheStats,*"), null);
-            ObjectName name = getOnlyElement(names.stream().filter(candidate -> candidate.toString().contains("=" + catalog)).toList());
+            ObjectName name = getOnlyElement(names.stream().filter(candidate -> catalog.equals(candidate.getKeyProperty("catalog"))).toList());
             return new PageCacheMetrics(
                     (Long) server.getAttribute(name, "BytesFromCache"),
                     (Long) server.getAttribute(name, "BytesFromRemote"),

@@ -1,16 +1,24 @@
 package io.overdrive.it;
 
+import com.google.common.collect.ImmutableMap;
+import io.overdrive.it.harness.S3Storage;
 import io.trino.Session;
 import io.trino.spi.security.Identity;
 import io.trino.testing.AbstractTestQueryFramework;
+import io.trino.testing.MaterializedResult;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -20,6 +28,7 @@ import static io.trino.testing.TestingAccessControlManager.privilege;
 import static io.trino.tpch.TpchTable.CUSTOMER;
 import static io.trino.tpch.TpchTable.NATION;
 import static io.trino.tpch.TpchTable.ORDERS;
+import static java.util.Locale.ENGLISH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -27,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * files, and a repeated query reads at least 90% of its bytes from the cache (read from the cache's MBean); flushing
  * from SQL, under Trino's file-based access control; a second {@code overdrive_hive} catalog with
  * {@code cache.include-tables} and {@code cache.exclude-tables} caches only the tables they let in; bytes damaged in the
- * cache's page files are never served.
+ * cache's page files are never served. The same runner has a stock {@code hive} and an {@code overdrive_hive} catalog
+ * over a real S3 server (s3proxy) with Trino's native S3 file system, whose tables and file metastore live in a
+ * bucket.
  */
 public class TestPageCacheOnHdfs
         extends AbstractTestQueryFramework
@@ -50,6 +61,13 @@ public class TestPageCacheOnHdfs
             }
             """.formatted(NO_FLUSH_ALL_USER, CATALOG);
 
+    // stock hive and overdrive_hive (with the page cache) over S3; tables of S3_SCHEMA live in the bucket
+    private static final String S3_HIVE = "hive_s3";
+    private static final String S3_CATALOG = "overdrive_s3";
+    private static final String S3_SCHEMA = "on_s3";
+    // overdrive_hive over S3 without the cache, hedging every read whose first byte takes over 200 ms through the wrapper
+    private static final String S3_HEDGED = "overdrive_s3_hedged";
+
     private Path cacheDirectory;
 
     @Override
@@ -59,7 +77,14 @@ public class TestPageCacheOnHdfs
         Path workDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("page-cache-on-hdfs-" + System.nanoTime()));
         cacheDirectory = Files.createDirectories(workDirectory.resolve("cache"));
         Path accessControlRules = Files.writeString(workDirectory.resolve("access-control.json"), ACCESS_CONTROL_RULES);
-        return OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
+        S3Storage s3 = TestingS3.shared();
+        // the S3 catalogs' file metastore is in the bucket too, under a prefix of this run's own: table metadata and
+        // data both come from S3, as on a lake whose metastore keeps its files there
+        Map<String, String> s3Catalog = ImmutableMap.<String, String>builder()
+                .putAll(s3.catalogProperties())
+                .put("hive.metastore.catalog.dir", s3.uri("/page-cache-" + System.nanoTime() + "/metastore"))
+                .buildOrThrow();
+        QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)
                 .systemAccessControl("file", Map.of("security.config-file", accessControlRules.toString()))
                 .overdriveProperty("cache.enabled", "true")
@@ -71,8 +96,23 @@ public class TestPageCacheOnHdfs
                         "cache.max-size", "1GB",
                         "cache.include-tables", "tpch.*",
                         "cache.exclude-tables", "*.ord*"))
+                .extraCatalog(S3_HIVE, "hive", s3Catalog)
+                .extraCatalog(S3_CATALOG, "overdrive_hive", ImmutableMap.<String, String>builder()
+                        .putAll(s3Catalog)
+                        .put("cache.enabled", "true")
+                        .put("cache.base-directory", cacheDirectory.toString())
+                        .put("cache.max-size", "1GB")
+                        .buildOrThrow())
+                .extraCatalog(S3_HEDGED, "overdrive_hive", ImmutableMap.<String, String>builder()
+                        .putAll(s3Catalog)
+                        .put("hedged-read.mode", "WRAPPER")
+                        .put("hedged-read.threshold", "200ms")
+                        .put("hedged-read.max-ratio", "1.0")
+                        .buildOrThrow())
                 .initialTables(List.of(NATION, ORDERS, CUSTOMER))
                 .build();
+        queryRunner.execute("CREATE SCHEMA %s.%s".formatted(S3_HIVE, S3_SCHEMA));
+        return queryRunner;
     }
 
     @Test
@@ -357,5 +397,119 @@ public class TestPageCacheOnHdfs
         assertUpdate("INSERT INTO hive.tpch.changing VALUES (3, 'three')", 1);
         assertThat(query("SELECT * FROM changing")).matches("VALUES (BIGINT '3', VARCHAR 'three')");
         assertUpdate("DROP TABLE changing");
+    }
+    @Test
+    void s3TablesReadTheSameThroughTheCacheAndWarmReadsSendNoRequest()
+    {
+        S3Storage s3 = TestingS3.shared();
+        for (String format : List.of("PARQUET", "ORC")) {
+            String table = "lines_" + format.toLowerCase(ENGLISH);
+            assertUpdate("CREATE TABLE %s.%s.%s WITH (format = '%s') AS SELECT * FROM tpch.tiny.lineitem".formatted(S3_HIVE, S3_SCHEMA, table, format), 60175);
+            assertThat(computeActual("SELECT DISTINCT \"$path\" FROM %s.%s.%s".formatted(S3_HIVE, S3_SCHEMA, table)).getOnlyColumnAsSet())
+                    .allSatisfy(path -> assertThat((String) path).startsWith("s3://" + TestingS3.BUCKET + "/"));
+            String sql = "SELECT returnflag, linestatus, count(*), sum(orderkey), sum(linenumber), min(shipdate), max(comment) FROM %s.%s.%s GROUP BY 1, 2 ORDER BY 1, 2";
+            MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA, table));
+
+            long requests = s3.getRequests();
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, table)).getMaterializedRows()).as("%s, cold", format).isEqualTo(expected.getMaterializedRows());
+            assertThat(s3.getRequests() - requests).as("%s: GETs of the cold query", format).isPositive();
+
+            requests = s3.getRequests();
+            long bytes = s3.getBytes();
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, table)).getMaterializedRows()).as("%s, warm", format).isEqualTo(expected.getMaterializedRows());
+            assertThat(s3.getRequests() - requests).as("%s: GETs of the warm query", format).isZero();
+            assertThat(s3.getBytes() - bytes).as("%s: bytes the warm query read from S3", format).isZero();
+        }
+    }
+
+    @Test
+    void s3TableFlushedFromSqlIsReadFromS3Again()
+    {
+        S3Storage s3 = TestingS3.shared();
+        assertUpdate("CREATE TABLE %s.%s.flushed_orders WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA), 15000);
+        String sql = "SELECT orderstatus, count(*), sum(custkey), max(clerk) FROM %s.%s.flushed_orders GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
+        assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).isEqualTo(expected.getMaterializedRows());
+        String cachedFiles = "SELECT coalesce(sum(cached_files), 0) FROM %s.system.cached_tables WHERE schema_name = '%s' AND table_name = 'flushed_orders'".formatted(S3_CATALOG, S3_SCHEMA);
+        assertThat((long) computeActual(cachedFiles).getOnlyValue()).as("files cached").isPositive();
+
+        assertThat(computeActual("SELECT bytes_cached_before > bytes_cached_after FROM TABLE(%s.system.flush_cache(schema_name => '%s', table_name => 'flushed_orders'))".formatted(S3_CATALOG, S3_SCHEMA)).getOnlyColumnAsSet())
+                .containsExactly(true);
+        assertThat((long) computeActual(cachedFiles).getOnlyValue()).as("files cached after the flush").isZero();
+        long requests = s3.getRequests();
+        assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).isEqualTo(expected.getMaterializedRows());
+        assertThat(s3.getRequests() - requests).as("GETs after the flush").isPositive();
+    }
+
+    @Test
+    void throttledS3ReadsAreRetriedWithTheSameResults()
+    {
+        S3Storage s3 = TestingS3.shared();
+        assertUpdate("CREATE TABLE %s.%s.throttled WITH (format = 'ORC') AS SELECT * FROM tpch.tiny.lineitem".formatted(S3_HIVE, S3_SCHEMA), 60175);
+        String sql = "SELECT linestatus, count(*), sum(partkey), max(shipinstruct) FROM %s.%s.throttled GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
+        long refused = s3.slowDowns();
+        // every third read is refused with 503 Slow Down, as S3 throttles a busy prefix: the S3 client retries it
+        s3.setSlowDownEvery(3);
+        try {
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).as("cold, throttled").isEqualTo(expected.getMaterializedRows());
+            assertThat(computeActual(sql.formatted(S3_HIVE, S3_SCHEMA)).getMaterializedRows()).as("stock, throttled").isEqualTo(expected.getMaterializedRows());
+        }
+        finally {
+            s3.setSlowDownEvery(0);
+        }
+        assertThat(s3.slowDowns() - refused).as("reads refused").isPositive();
+        assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).as("warm").isEqualTo(expected.getMaterializedRows());
+    }
+    @Test
+    void slowS3ReadsAreHedgedThroughTheWrapper()
+            throws Exception
+    {
+        S3Storage s3 = TestingS3.shared();
+        getQueryRunner().execute("CREATE TABLE %s.%s.hedged WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = 4) AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA));
+        String sql = "SELECT orderpriority, count(*), sum(custkey), max(comment) FROM %s.%s.hedged GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
+        ObjectName stats = new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + S3_HEDGED + ",catalog=" + S3_HEDGED);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        long hedges = 0;
+        // every fifth GET waits 3 s more before its first byte: a hedge of it after 200 ms comes back first
+        s3.setSlowGet(5, Duration.ofSeconds(3));
+        try {
+            for (int run = 0; run < 3; run++) {
+                assertThat(computeActual(sql.formatted(S3_HEDGED, S3_SCHEMA)).getMaterializedRows()).as("run %s", run).isEqualTo(expected.getMaterializedRows());
+            }
+            hedges = (long) server.getAttribute(stats, "HedgedReadOps");
+        }
+        finally {
+            s3.setSlowGet(0, Duration.ZERO);
+        }
+        assertThat(hedges).as("reads hedged (wins: %s)", server.getAttribute(stats, "HedgedReadOpsWin")).isPositive();
+    }
+
+    @Test
+    void s3DdlAndDmlThroughEitherCatalogAgree()
+    {
+        String table = "%s.%s.parts";
+        String columns = "orderkey, custkey, totalprice, orderdate, orderstatus";
+        // a partitioned table written through overdrive_hive, read through both
+        getQueryRunner().execute(("CREATE TABLE " + table + " WITH (format = 'PARQUET', partitioned_by = ARRAY['orderstatus']) AS SELECT %s FROM tpch.tiny.orders WHERE orderkey < 30000")
+                .formatted(S3_CATALOG, S3_SCHEMA, columns));
+        getQueryRunner().execute(("INSERT INTO " + table + " SELECT %s FROM tpch.tiny.orders WHERE orderkey >= 30000").formatted(S3_CATALOG, S3_SCHEMA, columns));
+        String sql = "SELECT orderstatus, count(*), sum(custkey), max(orderdate), min(totalprice) FROM %s GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted("tpch.tiny.orders"));
+        for (String catalog : List.of(S3_CATALOG, S3_HIVE, S3_CATALOG)) {
+            assertThat(computeActual(sql.formatted(table.formatted(catalog, S3_SCHEMA))).getMaterializedRows()).as(catalog).isEqualTo(expected.getMaterializedRows());
+        }
+        assertThat(computeActual("SELECT DISTINCT \"$path\" FROM " + table.formatted(S3_HIVE, S3_SCHEMA)).getOnlyColumnAsSet())
+                .allSatisfy(path -> assertThat((String) path).startsWith("s3://" + TestingS3.BUCKET + "/"));
+
+        // a partition deleted through the stock catalog: overdrive_hive, which cached it, no longer returns it
+        getQueryRunner().execute(("DELETE FROM " + table + " WHERE orderstatus = 'P'").formatted(S3_HIVE, S3_SCHEMA));
+        expected = computeActual(sql.formatted("(SELECT * FROM tpch.tiny.orders WHERE orderstatus <> 'P')"));
+        for (String catalog : List.of(S3_CATALOG, S3_HIVE)) {
+            assertThat(computeActual(sql.formatted(table.formatted(catalog, S3_SCHEMA))).getMaterializedRows()).as("%s after the delete", catalog).isEqualTo(expected.getMaterializedRows());
+        }
+        getQueryRunner().execute(("DROP TABLE " + table).formatted(S3_CATALOG, S3_SCHEMA));
+        assertQueryFails(("SELECT * FROM " + table).formatted(S3_HIVE, S3_SCHEMA), ".*Table '%s.%s.parts' does not exist".formatted(S3_HIVE, S3_SCHEMA));
     }
 }

@@ -1,24 +1,19 @@
 package io.overdrive.it.harness;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.Objects.requireNonNull;
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * A real HDFS (NameNode + DataNodes) in its own JVM, started from the {@code hdfs-server} module's class path.
@@ -29,15 +24,14 @@ public final class HdfsCluster
     private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(3);
     private static final Pattern XCEIVER_COUNT = Pattern.compile("\"XceiverCount\"\\s*:\\s*(\\d+)");
 
-    private final ChildProcess process;
+    private final ServerControl server;
     private final URI nameNodeUri;
     private final List<String> dataNodes;
     private final List<URI> dataNodeHttpUris;
-    private int commands;
 
-    private HdfsCluster(ChildProcess process, URI nameNodeUri, List<String> dataNodes, List<URI> dataNodeHttpUris)
+    private HdfsCluster(ServerControl server, URI nameNodeUri, List<String> dataNodes, List<URI> dataNodeHttpUris)
     {
-        this.process = requireNonNull(process, "process is null");
+        this.server = requireNonNull(server, "server is null");
         this.nameNodeUri = requireNonNull(nameNodeUri, "nameNodeUri is null");
         this.dataNodes = List.copyOf(dataNodes);
         this.dataNodeHttpUris = List.copyOf(dataNodeHttpUris);
@@ -46,42 +40,21 @@ public final class HdfsCluster
     public static HdfsCluster start(ProjectLayout layout, Path workDirectory, int dataNodes)
     {
         Path readyFile = workDirectory.resolve("hdfs-ready.properties");
-        try {
-            Files.createDirectories(workDirectory);
-            Files.deleteIfExists(readyFile);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ChildProcess process = ChildProcess.startJava(
+        ServerControl server = ServerControl.start(
+                "HDFS",
                 "hdfs-server",
                 workDirectory,
                 List.of("-Xmx768m", "-XX:+UseG1GC", "-Dfile.encoding=UTF-8"),
                 layout.hdfsServerClasspath(),
                 "io.overdrive.it.hdfs.MiniHdfsServer",
-                List.of(workDirectory.resolve("data").toString(), Integer.toString(dataNodes), readyFile.toString()));
-        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-        while (!Files.exists(readyFile)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("HDFS server exited during startup; log %s:\n%s".formatted(process.logFile(), process.logTail(40)));
-            }
-            if (System.nanoTime() > deadline) {
-                process.close();
-                throw new IllegalStateException("HDFS did not start within %s; log %s:\n%s".formatted(STARTUP_TIMEOUT, process.logFile(), process.logTail(40)));
-            }
-            sleepUninterruptibly(200, MILLISECONDS);
-        }
-        Properties ready = new Properties();
-        try (Reader reader = Files.newBufferedReader(readyFile)) {
-            ready.load(reader);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        List<URI> dataNodeHttpUris = ready.getProperty("datanodes.http", "").isEmpty()
+                List.of(workDirectory.resolve("data").toString(), Integer.toString(dataNodes), readyFile.toString()),
+                readyFile,
+                STARTUP_TIMEOUT);
+        String dataNodesHttp = server.ready("datanodes.http", "");
+        List<URI> dataNodeHttpUris = dataNodesHttp.isEmpty()
                 ? List.of()
-                : Stream.of(ready.getProperty("datanodes.http").split(",")).map(URI::create).toList();
-        return new HdfsCluster(process, URI.create(ready.getProperty("namenode.uri")), List.of(ready.getProperty("datanodes").split(",")), dataNodeHttpUris);
+                : Stream.of(dataNodesHttp.split(",")).map(URI::create).toList();
+        return new HdfsCluster(server, URI.create(server.ready("namenode.uri")), List.of(server.ready("datanodes").split(",")), dataNodeHttpUris);
     }
 
     /** {@code hdfs://127.0.0.1:port} */
@@ -112,7 +85,7 @@ public final class HdfsCluster
      */
     public void setReadDelay(Duration delay)
     {
-        apply("read-delay-ms " + delay.toMillis());
+        server.apply("read-delay-ms " + delay.toMillis());
     }
 
     /**
@@ -121,7 +94,7 @@ public final class HdfsCluster
      */
     public void setSlowDataNode(int index, Duration fixed, Duration random)
     {
-        apply("slow-datanode %s %s %s".formatted(index, fixed.toMillis(), random.toMillis()));
+        server.apply("slow-datanode %s %s %s".formatted(index, fixed.toMillis(), random.toMillis()));
     }
 
     /**
@@ -134,13 +107,13 @@ public final class HdfsCluster
         if (bytesPerSecond <= 0) {
             throw new IllegalArgumentException("bytesPerSecond must be positive: " + bytesPerSecond);
         }
-        apply("read-bandwidth " + bytesPerSecond);
+        server.apply("read-bandwidth " + bytesPerSecond);
     }
 
     /** Lifts the read bandwidth limit, if any. */
     public void clearReadBandwidth()
     {
-        apply("read-bandwidth off");
+        server.apply("read-bandwidth off");
     }
 
     /**
@@ -150,13 +123,13 @@ public final class HdfsCluster
      */
     public long bytesRead()
     {
-        return answer("bytes-read");
+        return server.answer("bytes-read");
     }
 
     /** Block read requests every DataNode has served since HDFS started (each waits the read delay, if one is set). */
     public long readRequests()
     {
-        return answer("read-requests");
+        return server.answer("read-requests");
     }
 
     /**
@@ -165,7 +138,7 @@ public final class HdfsCluster
      */
     public NameNodeOps nameNodeOps()
     {
-        Matcher matcher = answer("namenode-ops", "(\\d+) (\\d+) (\\d+)");
+        Matcher matcher = server.answer("namenode-ops", "(\\d+) (\\d+) (\\d+)");
         return new NameNodeOps(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)), Long.parseLong(matcher.group(3)));
     }
 
@@ -186,25 +159,10 @@ public final class HdfsCluster
         }
     }
 
-    private long answer(String command)
-    {
-        return Long.parseLong(answer(command, "(\\d+)").group(1));
-    }
-
-    private Matcher answer(String command, String values)
-    {
-        Applied applied = apply(command);
-        Matcher matcher = Pattern.compile(Pattern.quote("answer " + applied.command() + " = ") + values).matcher(process.logSince(applied.logOffset()));
-        if (!matcher.find()) {
-            throw new IllegalStateException("HDFS did not answer '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
-        }
-        return matcher;
-    }
-
     /** Heals the slow DataNode, if any. */
     public void clearSlowDataNode()
     {
-        apply("slow-datanode off");
+        server.apply("slow-datanode off");
     }
 
     /** Block transfers the DataNodes serve now (their {@code XceiverCount}s summed): a read stream left open shows here. */
@@ -235,38 +193,17 @@ public final class HdfsCluster
     /** Makes every DataNode fail every block read request (true), or serve them again (false). */
     public void setFailReads(boolean fail)
     {
-        apply("fail-reads " + (fail ? "on" : "off"));
-    }
-
-    private record Applied(String command, long logOffset) {}
-
-    // the server echoes "applied <command>" once it has; the sequence number tells this command from an earlier same
-    // one. The log is searched from where it was when the command was sent, not in a tail: a DataNode can log long
-    // stack traces (a reader that hung up) right after the echo
-    private synchronized Applied apply(String command)
-    {
-        String numbered = command + " #" + (++commands);
-        long offset = process.logLength();
-        process.sendLine(numbered);
-        String applied = "applied " + numbered;
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!process.logSince(offset).contains(applied)) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("HDFS did not apply '%s'; log %s:\n%s".formatted(command, process.logFile(), process.logTail(40)));
-            }
-            sleepUninterruptibly(50, MILLISECONDS);
-        }
-        return new Applied(numbered, offset);
+        server.apply("fail-reads " + (fail ? "on" : "off"));
     }
 
     public ChildProcess process()
     {
-        return process;
+        return server.process();
     }
 
     @Override
     public void close()
     {
-        process.close();
+        server.close();
     }
 }

@@ -41,6 +41,12 @@ public record ProjectLayout(Path root)
         return moduleClasspath(root.resolve("integration-tests/hdfs-server/target"), "hdfs-server");
     }
 
+    /** Class path of the S3 server process (s3proxy and its own libraries, never mixed with Trino's). */
+    public String s3ServerClasspath()
+    {
+        return moduleClasspath(root.resolve("integration-tests/s3-server/target"), "s3-server");
+    }
+
     /** Class path of a Trino server process: trino-main's runtime dependencies plus the launcher. */
     public String trinoServerClasspath()
     {
