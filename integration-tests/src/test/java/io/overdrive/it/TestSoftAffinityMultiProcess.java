@@ -5,6 +5,7 @@ import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.S3Storage;
 import io.overdrive.it.harness.TrinoProcessCluster.TrinoNode;
 import io.overdrive.it.harness.TrinoProcessCluster;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
@@ -57,7 +58,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * caches each file on at most 2 workers (below the load floor a file stays on its first worker; a second copy only if
  * the workers changed) while a {@code NO_PREFERENCE} catalog over the same tables spreads copies around; both answer exactly like stock {@code hive}. Workers die: one killed mid-query under
  * {@code retry-policy=QUERY}, one under {@code TASK}, one between queries; the queries succeed and placement avoids
- * the dead. Four workers, so that one is still alive after the three kills.
+ * the dead. Four workers, so that one is still alive after the three kills. The same placement over S3 (a real S3
+ * server): each file cached where its splits ran, and warm queries send S3 no request.
  */
 @TestInstance(PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -87,6 +89,11 @@ class TestSoftAffinityMultiProcess
     {
         HdfsCluster hdfs = TestingHdfs.shared();
         Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/soft-affinity/metastore");
+        // the same catalogs over S3: stock hive and overdrive_hive under soft affinity, tables and metastore in the bucket
+        S3Storage s3 = TestingS3.shared();
+        Map<String, String> hiveOnS3 = new LinkedHashMap<>(s3.catalogProperties());
+        hiveOnS3.put("hive.metastore", "file");
+        hiveOnS3.put("hive.metastore.catalog.dir", s3.uri("/soft-affinity-" + System.nanoTime() + "/metastore"));
         Path work = TestingHdfs.workDirectory().resolve("soft-affinity");
         long start = System.nanoTime();
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), work)
@@ -108,6 +115,8 @@ class TestSoftAffinityMultiProcess
                         "hive.max-split-size", "1MB",
                         "hive.minimum-assigned-split-weight", "0.01")))
                 .catalog("hive", "hive", hive)
+                .catalog("soft_s3", "overdrive_hive", withCache(hiveOnS3, "cache-soft-s3", Map.of("node-selection-strategy", "SOFT_AFFINITY")))
+                .catalog("hive_s3", "hive", hiveOnS3)
                 .catalog("tpch", "tpch", Map.of())
                 // The coordinator gives up on a worker that stopped answering after 10 s instead of 1 minute: it fails
                 // the worker's tasks (so a query attempt that lost one fails and is retried), and its exchange client
@@ -403,6 +412,34 @@ class TestSoftAffinityMultiProcess
 
     @Test
     @Order(6)
+    void onS3EachFileIsCachedWhereItIsPlacedAndWarmQueriesSendNoRequest()
+    {
+        S3Storage s3 = TestingS3.shared();
+        cluster.execute("CREATE SCHEMA hive_s3.affinity");
+        cluster.execute("CREATE TABLE hive_s3.affinity.orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderpriority']) AS " +
+                "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        long files = ((Number) cluster.query("SELECT count(DISTINCT \"$path\") FROM hive_s3.affinity.orders").getFirst().getFirst()).longValue();
+        assertThat(cluster.query("SELECT DISTINCT \"$path\" FROM hive_s3.affinity.orders"))
+                .allSatisfy(row -> assertThat((String) row.getFirst()).startsWith("s3://" + TestingS3.BUCKET + "/"));
+        for (String sql : QUERIES) {
+            List<List<Object>> expected = cluster.query(sql.formatted("hive_s3"));
+            long requests = s3.getRequests();
+            assertThat(ResultRows.same(cluster.query(sql.formatted("soft_s3")), expected)).as("cold: %s", sql).isTrue();
+            long coldRequests = s3.getRequests() - requests;
+            requests = s3.getRequests();
+            long bytes = s3.getBytes();
+            assertThat(ResultRows.same(cluster.query(sql.formatted("soft_s3")), expected)).as("warm: %s", sql).isTrue();
+            assertThat(s3.getRequests() - requests).as("GETs of the warm run of %s (the cold run sent %s)", sql, coldRequests).isZero();
+            assertThat(s3.getBytes() - bytes).as("bytes of the warm run of %s", sql).isZero();
+        }
+        // every file is cached by the worker its splits went to, and the workers together hold each file
+        List<List<Object>> cached = cluster.query("SELECT node_id, cached_files FROM soft_s3.system.cached_tables WHERE schema_name = 'affinity' AND table_name = 'orders'");
+        assertThat(cached).extracting(row -> (String) row.getFirst()).isSubsetOf(cluster.workers().stream().map(TrinoNode::name).toList());
+        assertThat(cached.stream().mapToLong(row -> ((Number) row.getLast()).longValue()).sum()).as("files cached over the workers").isGreaterThanOrEqualTo(files);
+    }
+
+    @Test
+    @Order(7)
     void workerKilledMidQuerySucceedsUnderQueryRetry()
             throws Exception
     {
@@ -421,7 +458,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void workerKilledMidQuerySucceedsUnderTaskRetry()
             throws Exception
     {
@@ -440,7 +477,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void stoppedWorkerFailsNoLaterQuery()
     {
         List<TrinoNode> live = liveWorkers();
