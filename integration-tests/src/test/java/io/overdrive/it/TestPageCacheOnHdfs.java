@@ -462,6 +462,43 @@ public class TestPageCacheOnHdfs
         assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).as("warm").isEqualTo(expected.getMaterializedRows());
     }
     @Test
+    void s3AnsweringLikeARemoteStoreIsHedgedByDefaultWithTheSameRows()
+            throws Exception
+    {
+        S3Storage s3 = TestingS3.shared();
+        assertUpdate("CREATE TABLE %s.%s.remote_lines WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem".formatted(S3_HIVE, S3_SCHEMA), 60175);
+        String sql = "SELECT shipmode, count(*), sum(quantity), max(comment), min(receiptdate) FROM %s.%s.remote_lines GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
+        ObjectName stats = new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + S3_CATALOG + ",catalog=" + S3_CATALOG);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        long wrapperReads = (long) server.getAttribute(stats, "Reads");
+        long bytes = s3.getBytes();
+        long bytesPerSecond = 1 << 20;
+        // a remote object store: 1 MB/s in all, 20 ms before each first byte and a tail, a fifth of the GETs up to 300 ms more
+        s3.setBandwidth(bytesPerSecond);
+        s3.setFirstByteLatency(Duration.ofMillis(20), Duration.ofMillis(200), 0.05);
+        s3.setSlowEndpoint(0.2, Duration.ofMillis(300));
+        long start = System.nanoTime();
+        try {
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).as("overdrive_hive, cold").isEqualTo(expected.getMaterializedRows());
+            assertThat(computeActual(sql.formatted(S3_HIVE, S3_SCHEMA)).getMaterializedRows()).as("stock hive").isEqualTo(expected.getMaterializedRows());
+        }
+        finally {
+            s3.setBandwidth(0);
+            s3.setFirstByteLatency(Duration.ZERO, Duration.ZERO, 0);
+            s3.setSlowEndpoint(0, Duration.ZERO);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long sent = s3.getBytes() - bytes;
+        // the server kept to its bandwidth: beyond the one second of bytes its limiter may let through at once, sending
+        // took at least as long as the rate allows
+        assertThat(seconds).as("seconds to send %s bytes at %s bytes/s", sent, bytesPerSecond).isGreaterThanOrEqualTo((sent - bytesPerSecond) / (double) bytesPerSecond);
+        // hedged-read.mode is at its default (AUTO): the page cache's misses on S3 went through the hedging wrapper
+        assertThat((long) server.getAttribute(stats, "Reads") - wrapperReads).as("reads through the hedging wrapper").isPositive();
+        assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).as("warm").isEqualTo(expected.getMaterializedRows());
+    }
+
+    @Test
     void slowS3ReadsAreHedgedThroughTheWrapper()
             throws Exception
     {

@@ -1,12 +1,11 @@
 package io.overdrive.it.demo;
 
-import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.TrinoProcessCluster;
 
 import java.util.function.LongBinaryOperator;
 
 /**
- * What storage served and what Overdrive's features did, as an operator's monitoring sees it: the DataNodes' own count
+ * What storage served and what Overdrive's features did, as an operator's monitoring sees it: the storage's own count
  * of bytes sent and requests served, and the Overdrive MBeans of one catalog summed over the Trino nodes (JMX remote).
  * Take the difference of two snapshots over a phase.
  */
@@ -26,15 +25,15 @@ record ClusterCounters(
     // a catalog without the feature has no such MBean: it sums to 0. The cache bytes are Overdrive's page cache's or,
     // for a catalog with Trino's fs.cache, Alluxio's cache's as Trino counts them (AlluxioCacheStats: the sizes of the
     // reads served from the cache and from storage)
-    static ClusterCounters read(HdfsCluster hdfs, TrinoProcessCluster trino, String catalog)
+    static ClusterCounters read(DemoStorage storage, TrinoProcessCluster trino, String catalog)
     {
         String cache = "io.overdrive.cache.page:type=PageCacheStats,name=%s,*".formatted(catalog);
         String trinoCache = "io.trino.filesystem.alluxio:type=AlluxioCacheStats,name=%s,*".formatted(catalog);
         String hedge = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(catalog);
         String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=%s,*".formatted(catalog);
         return new ClusterCounters(
-                hdfs.bytesRead(),
-                hdfs.readRequests(),
+                storage.bytesRead(),
+                storage.readRequests(),
                 trino.sumOverNodes(cache, "BytesFromCache") + trino.sumOverNodes(trinoCache, "CacheReads.AllTime.Total"),
                 trino.sumOverNodes(cache, "BytesFromRemote") + trino.sumOverNodes(trinoCache, "ExternalReads.AllTime.Total"),
                 trino.sumOverNodes(hedge, "HedgedReadOps"),

@@ -1,6 +1,5 @@
 package io.overdrive.it.demo;
 
-import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
@@ -26,10 +25,11 @@ import static java.util.stream.Collectors.joining;
 /**
  * The main job: a data lake on this machine and the same workload through three catalogs on the same files, side by
  * side: {@code hive} (stock Trino, no cache), {@code trino_cache} (the best a Trino user can configure without Overdrive:
- * Trino's own file system cache with its affinity, plus HDFS's own hedged reads in an {@code hdfs-site.xml}) and
+ * Trino's own file system cache with its affinity, plus, on HDFS, HDFS's own hedged reads in an {@code hdfs-site.xml}) and
  * {@code overdrive} ({@code overdrive_hive} with its shipped defaults, only its features switched on). Real HDFS (3
- * DataNodes) made to answer like remote storage, a real three-node Trino cluster (coordinator + 2 workers, separate
- * JVMs) with the Overdrive plugins installed from their zips, TPC-H in Parquet on HDFS. Several users, each with its own
+ * DataNodes) or a real S3 server ({@link DemoStorage}) made to answer like remote storage, a real three-node Trino
+ * cluster (coordinator + 2 workers, separate JVMs) with the Overdrive plugins installed from their zips, TPC-H in
+ * Parquet on that storage. Several users, each with its own
  * connection, run a TPC-H mix at the same time through each catalog in turn, in the {@link Scenario}s asked for; every
  * result is compared with stock {@code hive}'s. Prints a table and writes a report with charts. {@code --serve} keeps
  * the cluster up for {@code ./overdrive cli}.
@@ -85,26 +85,28 @@ public final class Demo
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         System.out.printf("""
                 Overdrive demo: a data lake on this machine; stock Trino, Trino with its own cache, and Trino with Overdrive, side by side.
-                  storage:   HDFS (1 NameNode, 3 DataNodes), %s
+                  storage:   %s, %s
                   Trino:     %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
-                  data:      TPC-H %s in Parquet on HDFS
+                  data:      TPC-H %s in Parquet on %s
                   workload:  %d concurrent users, each with its own connection, %d TPC-H queries each
                   scenarios: %s
-                  catalogs:  %s = stock Hive connector; %s = stock Hive connector + Trino's fs.cache (%s per worker) + HDFS's own
-                             hedged reads (%d ms); %s = overdrive_hive, shipped defaults, cache %s per worker
+                  catalogs:  %s = stock Hive connector; %s = stock Hive connector + Trino's fs.cache (%s per worker)%s;
+                             %s = overdrive_hive, shipped defaults, cache %s per worker
                   work dir:  %s
 
-                """, options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), options.users(), DemoQueries.ALL.size(), options.scenarioList(),
-                STOCK, TRINO_CACHE, options.cacheSizeProperty(), options.hdfsHedgeThreshold().toMillis(), OVERDRIVE, options.cacheSizeProperty(), options.work());
+                """, storageName(options), options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), storageName(options), options.users(), DemoQueries.ALL.size(),
+                options.scenarioList(), STOCK, TRINO_CACHE, options.cacheSizeProperty(),
+                options.storageKind() == DemoStorage.Kind.HDFS ? " + HDFS's own hedged reads (%d ms)".formatted(options.hdfsHedgeThreshold().toMillis()) : "",
+                OVERDRIVE, options.cacheSizeProperty(), options.work());
 
-        step("1/6", "starting HDFS");
+        step("1/6", "starting " + storageName(options));
         long start = System.nanoTime();
-        try (HdfsCluster hdfs = HdfsCluster.start(layout, options.work().resolve("hdfs"), 3)) {
-            done(start, "NameNode at " + hdfs.nameNodeUri());
+        try (DemoStorage storage = DemoStorage.start(layout, options)) {
+            done(start, storage.address());
 
             step("2/6", "starting Trino: coordinator + 2 workers");
             start = System.nanoTime();
-            Catalogs catalogs = new Catalogs(hdfs, options);
+            Catalogs catalogs = new Catalogs(storage, options);
             TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
                     .workers(2)
                     // Trino's fs.cache wants its directory to exist, as an operator creates it
@@ -115,7 +117,7 @@ public final class Demo
             try (TrinoProcessCluster trino = builder.catalog("tpch", "tpch", Map.of()).start()) {
                 done(start, "coordinator at " + trino.coordinator().httpUri());
 
-                step("3/6", "loading TPC-H %s into Parquet tables on HDFS".formatted(options.scale()));
+                step("3/6", "loading TPC-H %s into Parquet tables on %s".formatted(options.scale(), storageName(options)));
                 start = System.nanoTime();
                 Lake lake = load(trino, options);
                 done(start, "%d tables, %s in %s.%s (the same files are %s.%s and %s.%s)".formatted(TABLES.size(), DemoReport.bytes(lake.bytes()), STOCK, SCHEMA,
@@ -128,27 +130,27 @@ public final class Demo
                 done(start, "%d reference results".formatted(reference.size()));
 
                 step("5/6", "making storage behave like a data lake: " + options.storage());
-                healthyStorage(hdfs, options);
+                storage.healthy(options);
 
                 step("6/6", "%d users run the mix through each catalog, scenario by scenario".formatted(options.users()));
-                Scenarios scenarios = new Scenarios(hdfs, trino, options, catalogs, lake, reference);
+                Scenarios scenarios = new Scenarios(storage, trino, options, catalogs, lake, reference);
                 List<PhaseResult> results = scenarios.run();
 
                 DemoReport report = new DemoReport(results, CATALOGS);
-                String header = header(options, lake, startedAt, seconds(demoStart)) + notes(scenarios.notes());
-                String subtitle = "%s: %d users, TPC-H %s; storage %s".formatted(String.join(" vs ", CATALOGS), options.users(), options.scale(), options.storage());
+                String header = header(options, storage, lake, startedAt, seconds(demoStart)) + notes(scenarios.notes());
+                String subtitle = "%s: %d users, TPC-H %s; %s: %s".formatted(String.join(" vs ", CATALOGS), options.users(), options.scale(), storageName(options), options.storage());
                 Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
                 System.out.printf("%n%s%n%s%n", report.table(), report.scoreboard());
                 System.out.printf("""
-                        Storage bytes and requests: counted by the DataNodes as they serve them (metadata and footers included).
+                        Storage bytes and requests: counted by %s as it serves them (metadata and footers included).
                         Cache figures: Overdrive's MBeans and Trino's AlluxioCacheStats on the Trino nodes, over JMX.
                         Times are wall clock as each user's JDBC client saw them, on a shared 2-core machine: read them as
                         indications; ./overdrive bench all runs every scenario (docs/benchmarks.md).
                         Report (charts and every run beside it): %s
                         Demo finished in %.0fs.
-                        """, file, seconds(demoStart));
+                        """, storage.counter(), file, seconds(demoStart));
                 if (options.serve()) {
-                    serve(trino, hdfs, options);
+                    serve(trino, storage, options);
                 }
                 return report;
             }
@@ -158,14 +160,12 @@ public final class Demo
     /** The three catalogs' properties, over the same metastore and files. */
     static final class Catalogs
     {
-        private final HdfsCluster hdfs;
-        private final Path hdfsSite;
+        private final DemoStorage storage;
         private final Map<String, String> overdriveProperties;
 
-        Catalogs(HdfsCluster hdfs, DemoOptions options)
+        Catalogs(DemoStorage storage, DemoOptions options)
         {
-            this.hdfs = hdfs;
-            this.hdfsSite = HiveCatalogs.writeHedgedHdfsSite(options.work().resolve("trino-cache-hdfs-site.xml"), options.hdfsHedgeThreshold());
+            this.storage = storage;
             this.overdriveProperties = options.overdriveProperties();
         }
 
@@ -176,13 +176,13 @@ public final class Demo
 
         Map<String, String> properties(String catalog, String cacheSize)
         {
-            Map<String, String> stock = HiveCatalogs.hiveOnHdfs(hdfs, "/demo/metastore");
+            Map<String, String> stock = storage.hiveCatalog("/demo/metastore");
             // the demo's metastore is Trino's file metastore on the same slow storage; a lake's Hive metastore would not
-            // be behind the DataNodes, so every catalog keeps its metadata in memory, as Trino can
+            // be behind the storage's latency, so every catalog keeps its metadata in memory, as Trino can
             stock.put("hive.metastore-cache-ttl", "10m");
             return switch (catalog) {
                 case STOCK -> stock;
-                case TRINO_CACHE -> HiveCatalogs.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize, hdfsSite);
+                case TRINO_CACHE -> storage.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize);
                 case OVERDRIVE -> {
                     Map<String, String> overdrive = HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
                     overdrive.putAll(overdriveProperties);
@@ -260,16 +260,12 @@ public final class Demo
         }
     }
 
-    static void healthyStorage(HdfsCluster hdfs, DemoOptions options)
+    private static String storageName(DemoOptions options)
     {
-        hdfs.setReadDelay(options.storageLatency());
-        if (options.storageBandwidth() > 0) {
-            hdfs.setReadBandwidth(options.storageBandwidth());
-        }
-        else {
-            hdfs.clearReadBandwidth();
-        }
-        hdfs.clearSlowDataNode();
+        return switch (options.storageKind()) {
+            case HDFS -> "HDFS";
+            case S3 -> "S3";
+        };
     }
 
     private static String notes(List<String> notes)
@@ -282,20 +278,19 @@ public final class Demo
         return out.toString();
     }
 
-    private static String header(DemoOptions options, Lake lake, Instant startedAt, double seconds)
+    private static String header(DemoOptions options, DemoStorage storage, Lake lake, Instant startedAt, double seconds)
     {
         return """
                 # Overdrive demo report
 
                 Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (Parquet, %s in %d tables), %d warm pass(es) per catalog.
-                Storage: HDFS, 3 DataNodes on loopback, replication 3; %s; in the slow-node scenario %s.
+                Storage: %s on loopback%s; %s; in the slow-node scenario %s.
                 Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
 
                 Catalogs, on the same metastore and files:
                 - `%s`: stock Hive connector, no cache (the anchor of "without anything").
                 - `%s`: stock Hive connector with Trino's own file system cache (`fs.cache.enabled=true`, %s per worker, 1 MB pages,
-                  Trino's cache affinity at its defaults) and HDFS's own hedged reads (`hdfs-site.xml`: 128 threads, threshold %d ms,
-                  the best of 10 ms to 2 s for stock Trino on this storage in `./overdrive bench hedge`): what a Trino user runs without Overdrive.
+                  Trino's cache affinity at its defaults); %s: what a Trino user runs without Overdrive.
                 - `%s`: `overdrive_hive` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
                   same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
@@ -303,9 +298,9 @@ public final class Demo
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
                 the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
                 %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
-                options.warmPasses(), options.storage(), options.slowNode(),
+                options.warmPasses(), storage.description(), options.storageKind() == DemoStorage.Kind.HDFS ? ", replication 3" : "", options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-                System.getProperty("java.runtime.version"), STOCK, TRINO_CACHE, options.cacheSizeProperty(), options.hdfsHedgeThreshold().toMillis(),
+                System.getProperty("java.runtime.version"), STOCK, TRINO_CACHE, options.cacheSizeProperty(), storage.trinoCacheExtras(options),
                 OVERDRIVE, options.seed(),
                 options.overdriveProperties().isEmpty()
                         ? ""
@@ -314,7 +309,7 @@ public final class Demo
                                 .collect(joining(", "))));
     }
 
-    private static void serve(TrinoProcessCluster trino, HdfsCluster hdfs, DemoOptions options)
+    private static void serve(TrinoProcessCluster trino, DemoStorage storage, DemoOptions options)
             throws InterruptedException
     {
         int port = trino.coordinator().httpPort();
@@ -336,7 +331,7 @@ public final class Demo
                   Catalogs:  %s (stock Hive), %s (Hive + Trino's fs.cache), %s (overdrive_hive), tpch; tables in schema %s,
                              e.g. SELECT count(*) FROM %s.%s.lineitem
                   JMX:       %s  (Overdrive's MBeans: io.overdrive.*, e.g. with jconsole)
-                  HDFS:      %s  (NameNode)
+                  Storage:   %s
                   Logs:      %s
                   Try, in the CLI:
                     SELECT node_id, count(*) AS splits, sum(bytes_from_storage) AS from_storage, sum(bytes_from_cache) AS from_cache
@@ -347,7 +342,7 @@ public final class Demo
                       ORDER BY cached_bytes DESC;
                     SET SESSION %s.cache_populate = 'NEVER';  -- this session's queries read the cache but do not fill it
                 """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, TRINO_CACHE, OVERDRIVE, SCHEMA,
-                OVERDRIVE, SCHEMA, jmxPorts(trino), hdfs.nameNodeUri(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE, OVERDRIVE);
+                OVERDRIVE, SCHEMA, jmxPorts(trino), storage.address(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE, OVERDRIVE);
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();
     }

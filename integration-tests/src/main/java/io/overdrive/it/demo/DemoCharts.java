@@ -112,7 +112,7 @@ final class DemoCharts
                 }
             }
         }
-        JFreeChart chart = ChartFactory.createBarChart("Bytes read from storage (MiB, DataNodes' count, lower is better)", null, "MiB", dataset, PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createBarChart("Bytes read from storage (MiB, the storage's count, lower is better)", null, "MiB", dataset, PlotOrientation.VERTICAL, true, false, false);
         return style(chart, subtitle);
     }
 

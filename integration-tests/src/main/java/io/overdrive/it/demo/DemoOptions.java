@@ -26,6 +26,7 @@ record DemoOptions(
         Path repo,
         Path work,
         Path report,
+        DemoStorage.Kind storageKind,
         List<Scenario> scenarios,
         String scale,
         int users,
@@ -56,6 +57,7 @@ record DemoOptions(
         requireNonNull(repo, "repo is null");
         requireNonNull(work, "work is null");
         requireNonNull(report, "report is null");
+        requireNonNull(storageKind, "storageKind is null");
         requireNonNull(scale, "scale is null");
         requireNonNull(storageLatency, "storageLatency is null");
         requireNonNull(slowDataNode, "slowDataNode is null");
@@ -103,6 +105,7 @@ record DemoOptions(
         Path repo = Path.of(".");
         Path work = null;
         Path report = null;
+        DemoStorage.Kind storageKind = DemoStorage.Kind.HDFS;
         List<Scenario> scenarios = List.of(Scenario.SLOW_NODE);
         String scale = "sf0.1";
         int users = 4;
@@ -121,6 +124,7 @@ record DemoOptions(
                 case "--repo" -> repo = Path.of(value(args, ++i, option));
                 case "--work" -> work = Path.of(value(args, ++i, option));
                 case "--report" -> report = Path.of(value(args, ++i, option));
+                case "--storage" -> storageKind = DemoStorage.Kind.parse(value(args, ++i, option));
                 case "--scenario" -> scenarios = Scenario.parse(value(args, ++i, option));
                 case "--scale" -> scale = value(args, ++i, option);
                 case "--users" -> users = integer(value(args, ++i, option), option);
@@ -146,7 +150,7 @@ record DemoOptions(
         repo = repo.toAbsolutePath().normalize();
         work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
         report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
-        return new DemoOptions(repo, work, report, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
+        return new DemoOptions(repo, work, report, storageKind, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
     }
 
     static boolean wantsHelp(String... args)
@@ -157,15 +161,23 @@ record DemoOptions(
     /** The healthy storage in a line: "15 ms per block read request, 64 MB/s in all". */
     String storage()
     {
-        String latency = storageLatency.isZero() ? "no added latency" : storageLatency.toMillis() + " ms per block read request";
         String bandwidth = storageBandwidth == 0 ? "unlimited bandwidth" : "%d MB/s in all".formatted(storageBandwidth >> 20);
-        return latency + ", " + bandwidth;
+        return switch (storageKind) {
+            case HDFS -> (storageLatency.isZero() ? "no added latency" : storageLatency.toMillis() + " ms per block read request") + ", " + bandwidth;
+            case S3 -> storageLatency.isZero()
+                    ? "no added latency, " + bandwidth
+                    : "%d ms before each GET's first byte, %.0f%% of the GETs a further random 0-%d ms, %s"
+                            .formatted(storageLatency.toMillis(), DemoStorage.S3_TAIL_SHARE * 100, DemoStorage.S3_TAIL.toMillis(), bandwidth);
+        };
     }
 
     /** The slow-node scenario's fault in a line: "DataNode 0 a further random 0-1000 ms per request". */
     String slowNode()
     {
-        return slowDataNode.isZero() ? "no slow DataNode" : "DataNode 0 a further random 0-%d ms per request".formatted(slowDataNode.toMillis());
+        return switch (storageKind) {
+            case HDFS -> slowDataNode.isZero() ? "no slow DataNode" : "DataNode 0 a further random 0-%d ms per request".formatted(slowDataNode.toMillis());
+            case S3 -> slowDataNode.isZero() ? "no slow endpoint" : "a slow endpoint: a third of the GETs a further random 0-%d ms".formatted(slowDataNode.toMillis());
+        };
     }
 
     /** The cache size as a catalog property value: {@code 64MB}. */

@@ -47,6 +47,15 @@ enum Scenario
         return description;
     }
 
+    /** The description for a lake on {@code storage}: on S3 the slow node is a slow endpoint. */
+    String description(DemoStorage.Kind storage)
+    {
+        if (this == SLOW_NODE && storage == DemoStorage.Kind.S3) {
+            return "a slow endpoint (a third of the GETs reach it) on top of the healthy lake; cold, then warm";
+        }
+        return description;
+    }
+
     boolean measures(PhaseResult.Phase phase)
     {
         return measured.contains(phase);

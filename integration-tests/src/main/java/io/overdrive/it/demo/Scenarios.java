@@ -1,6 +1,5 @@
 package io.overdrive.it.demo;
 
-import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.TrinoProcessCluster;
 
@@ -38,7 +37,7 @@ final class Scenarios
     // the skewed mix: Zipf weights 1/k^1.2 over the queries, so that the two most popular queries are half the runs
     private static final double SKEW = 1.2;
 
-    private final HdfsCluster hdfs;
+    private final DemoStorage storage;
     private final TrinoProcessCluster trino;
     private final DemoOptions options;
     private final Demo.Catalogs catalogs;
@@ -50,9 +49,9 @@ final class Scenarios
     // whether the caches hold the measured tables (a pass has run over them since the caches were last emptied)
     private boolean cachesFilled;
 
-    Scenarios(HdfsCluster hdfs, TrinoProcessCluster trino, DemoOptions options, Demo.Catalogs catalogs, Demo.Lake lake, Map<String, List<List<Object>>> reference)
+    Scenarios(DemoStorage storage, TrinoProcessCluster trino, DemoOptions options, Demo.Catalogs catalogs, Demo.Lake lake, Map<String, List<List<Object>>> reference)
     {
-        this.hdfs = requireNonNull(hdfs, "hdfs is null");
+        this.storage = requireNonNull(storage, "storage is null");
         this.trino = requireNonNull(trino, "trino is null");
         this.options = requireNonNull(options, "options is null");
         this.catalogs = requireNonNull(catalogs, "catalogs is null");
@@ -71,7 +70,7 @@ final class Scenarios
             throws InterruptedException
     {
         for (Scenario scenario : options.scenarios()) {
-            System.out.printf("    scenario %s: %s%n", scenario.id(), scenario.description());
+            System.out.printf("    scenario %s: %s%n", scenario.id(), scenario.description(options.storageKind()));
             switch (scenario) {
                 case HEALTHY -> {
                     emptyCaches(scenario);
@@ -80,13 +79,13 @@ final class Scenarios
                 }
                 case SLOW_NODE -> {
                     emptyCaches(scenario);
-                    hdfs.setSlowDataNode(0, Duration.ZERO, options.slowDataNode());
+                    storage.slowNode(options);
                     try {
                         phase(scenario, COLD, ConcurrentUsers.Mix.STAGGERED);
                         phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
                     }
                     finally {
-                        Demo.healthyStorage(hdfs, options);
+                        storage.healthy(options);
                     }
                 }
                 case CONCURRENT_COLD -> {
@@ -179,12 +178,12 @@ final class Scenarios
                 FROM %s.%s.%s""";
         List<List<Object>> expected = null;
         for (String catalog : order(scenario, COLD)) {
-            ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
+            ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
             long start = System.nanoTime();
             List<List<Object>> rows = trino.query(sql.formatted(catalog, SCHEMA, SCAN_TABLE));
             double seconds = seconds(start);
             settle();
-            ClusterCounters counters = ClusterCounters.read(hdfs, trino, catalog).minus(before);
+            ClusterCounters counters = ClusterCounters.read(storage, trino, catalog).minus(before);
             if (expected == null) {
                 expected = rows;
             }
@@ -207,13 +206,13 @@ final class Scenarios
             for (String catalog : order) {
                 settle();
                 String label = "%s %s %s%s".formatted(scenario.id(), catalog, phase.label(), passes > 1 ? " pass %d".formatted(pass + 1) : "");
-                ClusterCounters before = ClusterCounters.read(hdfs, trino, catalog);
+                ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
                 long start = System.nanoTime();
                 // every catalog gets the same passes: the cold pass is pass 0, the warm passes 1, 2, ...
                 List<ConcurrentUsers.QueryRun> runs = users.run(label, catalog + "." + SCHEMA, 1, mix, phase == COLD ? 0 : 1 + pass);
                 long wallMillis = (System.nanoTime() - start) / 1_000_000;
                 settle();
-                PhaseResult result = new PhaseResult(scenario, catalog, phase, runs, wallMillis, ClusterCounters.read(hdfs, trino, catalog).minus(before));
+                PhaseResult result = new PhaseResult(scenario, catalog, phase, runs, wallMillis, ClusterCounters.read(storage, trino, catalog).minus(before));
                 byCatalog.merge(catalog, result, PhaseResult::plus);
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
                 System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", scenario.id(), catalog, phase.label(), runs.size(),

@@ -116,6 +116,21 @@ public final class S3Storage
         server.apply(n == 0 ? "slow-get off" : "slow-get %s %s".formatted(n, wait.toMillis()));
     }
 
+    /**
+     * Makes a share {@code share} (0 to 1) of the object reads reach a slow endpoint, where they wait a further random
+     * 0 to {@code wait} before their first byte (0 and zero: none); returns once the server has applied it.
+     */
+    public void setSlowEndpoint(double share, Duration wait)
+    {
+        server.apply(share == 0 || wait.isZero() ? "slow-endpoint off" : "slow-endpoint %s %s".formatted(share, wait.toMillis()));
+    }
+
+    /** Limits the object bytes all reads together send per second (0: unlimited); returns once the server has applied it. */
+    public void setBandwidth(long bytesPerSecond)
+    {
+        server.apply(bytesPerSecond == 0 ? "bandwidth off" : "bandwidth " + bytesPerSecond);
+    }
+
     /** Refuses every {@code n}-th object read with 503 Slow Down (0: none); returns once the server has applied it. */
     public void setSlowDownEvery(int n)
     {

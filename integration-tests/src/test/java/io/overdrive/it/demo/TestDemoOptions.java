@@ -30,8 +30,26 @@ final class TestDemoOptions
         assertThat(options.hdfsHedgeThreshold()).isEqualTo(DemoOptions.BEST_HDFS_HEDGE_THRESHOLD);
         assertThat(options.seed()).isEqualTo(1);
         assertThat(options.serve()).isFalse();
+        assertThat(options.storageKind()).isEqualTo(DemoStorage.Kind.HDFS);
         assertThat(options.storage()).isEqualTo("15 ms per block read request, 64 MB/s in all");
         assertThat(options.slowNode()).isEqualTo("DataNode 0 a further random 0-1000 ms per request");
+    }
+
+    @Test
+    void s3StorageTakesTheSameLatencyBandwidthAndSlowNodeOptions()
+    {
+        DemoOptions s3 = DemoOptions.parse("--storage", "S3");
+        assertThat(s3.storageKind()).isEqualTo(DemoStorage.Kind.S3);
+        assertThat(s3.storage()).isEqualTo("15 ms before each GET's first byte, 5% of the GETs a further random 0-400 ms, 64 MB/s in all");
+        assertThat(s3.slowNode()).isEqualTo("a slow endpoint: a third of the GETs a further random 0-1000 ms");
+        DemoOptions loopback = DemoOptions.parse("--storage", "s3", "--storage-latency", "off", "--storage-bandwidth", "off", "--slow-datanode", "off");
+        assertThat(loopback.storage()).isEqualTo("no added latency, unlimited bandwidth");
+        assertThat(loopback.slowNode()).isEqualTo("no slow endpoint");
+        assertThat(DemoOptions.parse("--storage", "hdfs").storageKind()).isEqualTo(DemoStorage.Kind.HDFS);
+        assertThatThrownBy(() -> DemoOptions.parse("--storage", "gcs"))
+                .hasMessage("--storage must be hdfs or s3, not 'gcs'");
+        assertThatThrownBy(() -> DemoOptions.parse("--storage"))
+                .hasMessageContaining("--storage needs a value");
     }
 
     @Test

@@ -22,9 +22,9 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 /**
  * Catalog properties of hedged reads ({@code hedged-read.*}). The first two follow HDFS's
  * {@code dfs.client.hedged.read.threadpool.size} and {@code dfs.client.hedged.read.threshold.millis}, but hedging is
- * on by default where HDFS serves ({@code NATIVE}: HDFS's own hedging, which sends the hedge to another replica), and
- * the threshold adapts to the storage unless it is set. Other storage is hedged by Overdrive's wrapper when asked
- * ({@code AUTO} or {@code WRAPPER}).
+ * on by default ({@code AUTO}): where HDFS serves, by HDFS's own hedging, which sends the hedge to another replica; on
+ * object stores (S3, GCS, Azure), by Overdrive's wrapper, whose second request goes to whichever server the store
+ * picks. The threshold adapts to the storage unless it is set. Local files are hedged only when asked ({@code WRAPPER}).
  */
 public class HedgedReadConfig
 {
@@ -32,7 +32,7 @@ public class HedgedReadConfig
 
     public enum Mode
     {
-        /** HDFS's own hedging for {@code hdfs://} locations, the wrapper elsewhere */
+        /** HDFS's own hedging for {@code hdfs://} locations, the wrapper for object stores; local files not hedged */
         AUTO,
         /** HDFS's own hedging only: it picks a different replica; other storage is not hedged */
         NATIVE,
@@ -56,7 +56,7 @@ public class HedgedReadConfig
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
     private Duration adaptiveMax = new Duration(10, SECONDS);
     private double maxRatio = 0.05;
-    private Mode mode = Mode.NATIVE;
+    private Mode mode = Mode.AUTO;
     // whether hedged-read.mode was set: NATIVE without HDFS is then a mistake, where the default only has nothing to do
     private boolean modeSet;
 
@@ -206,7 +206,7 @@ public class HedgedReadConfig
 
     // a String setter so that an unknown name fails validation with the allowed values, as cache.eviction-policy does
     @Config("hedged-read.mode")
-    @ConfigDescription("NATIVE (the default): HDFS's own replica-aware hedging for HDFS, other storage not hedged; AUTO: the same, and Overdrive's wrapper for other storage; WRAPPER: the wrapper for every storage")
+    @ConfigDescription("AUTO (the default): HDFS's own replica-aware hedging for HDFS, Overdrive's wrapper for object stores (S3, GCS, Azure), local files not hedged; NATIVE: HDFS's own hedging only; WRAPPER: the wrapper for every storage")
     public HedgedReadConfig setMode(String mode)
     {
         this.mode = Mode.fromName(mode).orElse(null);

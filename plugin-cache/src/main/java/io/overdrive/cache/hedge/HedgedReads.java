@@ -34,6 +34,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 public final class HedgedReads
 {
     private static final Set<String> HDFS_SCHEMES = Set.of("hdfs", "viewfs");
+    // Trino's local file system: a second read of a local disk goes to the same disk, so AUTO leaves it unhedged
+    private static final Set<String> LOCAL_SCHEMES = Set.of("local", "file");
     // the adaptive threshold of HDFS's own hedging follows the last 1,000 reads of the last 10 seconds, from 3 seconds
     // after the catalog's first read: time for the first large reads of a scan to finish after its footers
     private static final int NATIVE_SAMPLES = 1000;
@@ -127,11 +129,15 @@ public final class HedgedReads
     /** Some storage of the catalog needs the wrapper: it is on and not every enabled storage is served natively. */
     public static boolean needsWrapper(HedgedReadConfig config, FileSystemConfig fileSystemConfig)
     {
-        if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
+        if (!config.isEnabled()) {
             return false;
         }
-        boolean otherStorage = fileSystemConfig.isS3Enabled() || fileSystemConfig.isGcsEnabled() || fileSystemConfig.isAzureEnabled() || fileSystemConfig.isLocalEnabled();
-        return !usesNativeHdfs(config, fileSystemConfig) || otherStorage;
+        return switch (config.getMode()) {
+            case NATIVE -> false;
+            case WRAPPER -> true;
+            // the object stores Trino's native file systems serve
+            case AUTO -> fileSystemConfig.isS3Enabled() || fileSystemConfig.isGcsEnabled() || fileSystemConfig.isAzureEnabled();
+        };
     }
 
     /** Hedged reads need to see the catalog's reads of data files: for the wrapper, or for HDFS's own hedging of tail reads. */
@@ -141,12 +147,17 @@ public final class HedgedReads
     }
 
     /** Whether the wrapper hedges reads of this location. */
-    private boolean hedges(Location location)
+    boolean hedges(Location location)
     {
-        if (!config.isEnabled() || config.getMode() == Mode.NATIVE) {
+        if (!config.isEnabled()) {
             return false;
         }
-        return !(nativeHdfs && isHdfs(location));
+        return switch (config.getMode()) {
+            case NATIVE -> false;
+            case WRAPPER -> true;
+            // HDFS hedges its own reads; a local disk read again is the same disk
+            case AUTO -> !isHdfs(location) && !isLocal(location);
+        };
     }
 
     /**
@@ -185,6 +196,11 @@ public final class HedgedReads
     {
         // a location without a scheme is served by HDFS, Trino's fallback file system
         return location.scheme().map(HDFS_SCHEMES::contains).orElse(true);
+    }
+
+    private static boolean isLocal(Location location)
+    {
+        return location.scheme().map(LOCAL_SCHEMES::contains).orElse(false);
     }
 
     private HedgeThreshold thresholdOf(Location location)

@@ -153,7 +153,7 @@ class TestOverdriveHiveConnectorFactory
         assertThat(boundCache(properties, coordinatorContext(true))).as("node-scheduler.include-coordinator=true: the coordinator runs splits").containsInstanceOf(OverdriveFileSystemCache.class);
         assertThat(boundCache(properties, coordinatorContext(false))).as("a coordinator that runs no splits reads no data pages, only metadata: the memory tier").containsInstanceOf(CoordinatorFileCache.class);
         assertThat(boundCache(hiveProperties(), workerContext(false))).as("off by default").isEmpty();
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.mode", "AUTO")), workerContext(false))).as("the page cache off, the wrapper asked for: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.mode", "WRAPPER")), workerContext(false))).as("the page cache off, the wrapper asked for: only the hedging seam").containsInstanceOf(HedgingFileSystemCache.class);
     }
 
     @Test
@@ -387,13 +387,17 @@ class TestOverdriveHiveConnectorFactory
     @Test
     void hedgingWrapperIsBoundWhereSplitsRun()
     {
-        // local storage: not hedged by default (HDFS's own hedging only); hedged-read.mode=AUTO hedges it with the wrapper
-        assertThat(boundCache(hiveProperties(), workerContext(false))).as("hedging on by default, but only where HDFS serves").isEmpty();
-        Map<String, String> hedging = with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4", "hedged-read.mode", "AUTO"));
+        // local storage: not hedged by default (HDFS by HDFS's own hedging, object stores by the wrapper); hedged-read.mode=WRAPPER hedges it
+        assertThat(boundCache(hiveProperties(), workerContext(false))).as("hedging on by default, but not for local files").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.mode", "AUTO")), workerContext(false))).as("AUTO, set: still not local files").isEmpty();
+        Map<String, String> s3 = with(hiveProperties(), Map.of("fs.native-s3.enabled", "true", "s3.region", "us-east-1"));
+        assertThat(boundCache(s3, workerContext(false))).as("S3 on: the wrapper hedges it by default").containsInstanceOf(HedgingFileSystemCache.class);
+        assertThat(boundCache(with(s3, Map.of("hedged-read.threadpool-size", "0")), workerContext(false))).as("hedging off").isEmpty();
+        Map<String, String> hedging = with(hiveProperties(), Map.of("hedged-read.threadpool-size", "4", "hedged-read.mode", "WRAPPER"));
         assertThat(boundCache(hedging, workerContext(false))).as("no page cache: the wrapper takes the seam").containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(true))).containsInstanceOf(HedgingFileSystemCache.class);
         assertThat(boundCache(hedging, coordinatorContext(false))).as("a coordinator that runs no splits reads no data").isEmpty();
-        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0", "hedged-read.mode", "AUTO")), workerContext(false))).as("a pool of 0 turns hedging off").isEmpty();
+        assertThat(boundCache(with(hiveProperties(), Map.of("hedged-read.threadpool-size", "0", "hedged-read.mode", "WRAPPER")), workerContext(false))).as("a pool of 0 turns hedging off").isEmpty();
         Map<String, String> withPageCache = with(hedging, Map.of(
                 "cache.enabled", "true",
                 "cache.base-directory", warehouse.resolve("cache").toString(),

@@ -34,12 +34,12 @@ class TestHedgedReadConfig
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
-                .setMode("NATIVE"));
-        // on by default, HDFS's own hedging only, at a threshold that adapts to the storage
+                .setMode("AUTO"));
+        // on by default, HDFS's own hedging for HDFS and the wrapper for object stores, at a threshold that adapts to the storage
         HedgedReadConfig config = new HedgedReadConfig();
         assertValidates(config);
         assertThat(config.isEnabled()).isTrue();
-        assertThat(config.getMode()).isEqualTo(HedgedReadConfig.Mode.NATIVE);
+        assertThat(config.getMode()).isEqualTo(HedgedReadConfig.Mode.AUTO);
         assertThat(config.modeWasSet()).isFalse();
         assertThat(new HedgedReadConfig().setMode("native").modeWasSet()).isTrue();
         assertThat(config.isAdaptive()).isTrue();

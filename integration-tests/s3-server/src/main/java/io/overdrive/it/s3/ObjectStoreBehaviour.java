@@ -1,19 +1,26 @@
 package io.overdrive.it.s3;
 
+import com.google.common.util.concurrent.RateLimiter;
 import org.jclouds.blobstore.BlobStore;
 import org.jclouds.blobstore.domain.Blob;
+import org.jclouds.blobstore.domain.internal.BlobImpl;
 import org.jclouds.blobstore.options.GetOptions;
 import org.jclouds.blobstore.util.ForwardingBlobStore;
 import org.jclouds.http.HttpResponse;
 import org.jclouds.http.HttpResponseException;
+import org.jclouds.io.payloads.DelegatingPayload;
 
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server's object reads, made to behave like a remote object store's: a first-byte latency with a heavy tail,
- * every n-th read slow or throttled (503 Slow Down), and counts of the reads and bytes served. Everything else passes
- * through unchanged.
+ * The server's object reads, made to behave like a remote object store's: a first-byte latency with a heavy tail, a
+ * slow endpoint that a share of the reads reach, every n-th read slow or throttled (503 Slow Down), a bandwidth shared by
+ * all reads, and counts of the reads and bytes served. Everything else passes through unchanged.
  */
 final class ObjectStoreBehaviour
         extends ForwardingBlobStore
@@ -27,8 +34,14 @@ final class ObjectStoreBehaviour
     private final AtomicLong getsSeen = new AtomicLong();
     // every n-th GET waits this much more before its first byte (0: none), counted over all GETs
     private volatile SlowGet slowGet = new SlowGet(0, 0);
+    // a share of GETs reach a slow endpoint and wait a further random 0 to millis before their first byte
+    private volatile SlowEndpoint slowEndpoint = new SlowEndpoint(0, 0);
+    // the object bytes all GETs together may send per second (empty: unlimited)
+    private volatile Optional<RateLimiter> bandwidth = Optional.empty();
 
     private record SlowGet(int every, long millis) {}
+
+    private record SlowEndpoint(double share, long millis) {}
 
     private record FirstByte(long fixedMillis, long tailMillis, double tailShare) {}
 
@@ -51,6 +64,23 @@ final class ObjectStoreBehaviour
             throw new IllegalArgumentException("slow-get needs n >= 0 and a wait >= 0");
         }
         slowGet = new SlowGet(every, millis);
+    }
+
+    void setSlowEndpoint(double share, long millis)
+    {
+        if (share < 0 || share > 1 || millis < 0) {
+            throw new IllegalArgumentException("slow-endpoint needs 0 <= share <= 1 and a wait >= 0");
+        }
+        slowEndpoint = new SlowEndpoint(share, millis);
+    }
+
+    /** Bytes per second shared by all object reads; 0 for unlimited. */
+    void setBandwidth(long bytesPerSecond)
+    {
+        if (bytesPerSecond < 0) {
+            throw new IllegalArgumentException("bandwidth needs bytes per second >= 0, or 0 for unlimited");
+        }
+        bandwidth = bytesPerSecond == 0 ? Optional.empty() : Optional.of(RateLimiter.create(bytesPerSecond));
     }
 
     void setSlowDownEvery(int every)
@@ -101,6 +131,10 @@ final class ObjectStoreBehaviour
         if (slow.every() > 0 && seen % slow.every() == 0) {
             waitMillis += slow.millis();
         }
+        SlowEndpoint endpoint = slowEndpoint;
+        if (endpoint.millis() > 0 && random.nextDouble() < endpoint.share()) {
+            waitMillis += random.nextLong(endpoint.millis() + 1);
+        }
         if (waitMillis > 0) {
             try {
                 Thread.sleep(waitMillis);
@@ -115,7 +149,73 @@ final class ObjectStoreBehaviour
             getRequests.incrementAndGet();
             Long length = blob.getPayload().getContentMetadata().getContentLength();
             getBytes.addAndGet(length == null ? 0 : length);
+            Optional<RateLimiter> limiter = bandwidth;
+            if (limiter.isPresent()) {
+                return throttled(blob, limiter.get());
+            }
         }
         return blob;
+    }
+
+    // the object's bytes, sent no faster than the limiter lets all reads together send them. A new blob around the same
+    // metadata: setting another payload on the provider's blob would close the payload being wrapped
+    private static Blob throttled(Blob blob, RateLimiter limiter)
+    {
+        BlobImpl throttled = new BlobImpl(blob.getMetadata());
+        throttled.setPayload(new DelegatingPayload(blob.getPayload())
+        {
+            @Override
+            public InputStream openStream()
+                    throws IOException
+            {
+                return new ThrottledInputStream(super.openStream(), limiter);
+            }
+
+            @Override
+            @SuppressWarnings("deprecation")
+            public InputStream getInput()
+            {
+                return new ThrottledInputStream(super.getInput(), limiter);
+            }
+        });
+        throttled.setAllHeaders(blob.getAllHeaders());
+        return throttled;
+    }
+
+    private static final class ThrottledInputStream
+            extends FilterInputStream
+    {
+        // at most this much is read, and paid for, at a time
+        private static final int CHUNK = 64 * 1024;
+
+        private final RateLimiter limiter;
+
+        ThrottledInputStream(InputStream in, RateLimiter limiter)
+        {
+            super(in);
+            this.limiter = limiter;
+        }
+
+        @Override
+        public int read()
+                throws IOException
+        {
+            int value = super.read();
+            if (value >= 0) {
+                limiter.acquire(1);
+            }
+            return value;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length)
+                throws IOException
+        {
+            int read = super.read(buffer, offset, Math.min(length, CHUNK));
+            if (read > 0) {
+                limiter.acquire(read);
+            }
+            return read;
+        }
     }
 }

@@ -32,6 +32,11 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * tail of slow requests); {@code first-byte off} turns it off;</li>
  * <li>{@code slow-get <n> <ms>}: every n-th GET waits a further {@code ms} before its first byte, a slow request
  * that comes back for sure ({@code slow-get off});</li>
+ * <li>{@code slow-endpoint <share> <ms>}: a share (0 to 1) of the GETs reach a slow endpoint and wait a further random
+ * 0 to {@code ms} before their first byte, as when one of the servers behind the store's name is slow
+ * ({@code slow-endpoint off});</li>
+ * <li>{@code bandwidth <bytes per second>}: all GETs together send no more object bytes per second than that
+ * ({@code bandwidth off});</li>
  * <li>{@code slow-down <n>}: every n-th GET is refused with 503 Slow Down, as S3 throttles a busy prefix
  * ({@code slow-down off});</li>
  * <li>{@code get-requests} answers {@code answer get-requests = <n>}, the object GETs served (each range request is
@@ -124,6 +129,15 @@ public final class S3Server
                             behaviour.setSlowGet(Integer.parseInt(words[1]), Long.parseLong(words[2]));
                         }
                     }
+                    case "slow-endpoint" -> {
+                        if (words[1].equals("off")) {
+                            behaviour.setSlowEndpoint(0, 0);
+                        }
+                        else {
+                            behaviour.setSlowEndpoint(Double.parseDouble(words[1]), Long.parseLong(words[2]));
+                        }
+                    }
+                    case "bandwidth" -> behaviour.setBandwidth(words[1].equals("off") ? 0 : Long.parseLong(words[1]));
                     case "slow-down" -> behaviour.setSlowDownEvery(words[1].equals("off") ? 0 : Integer.parseInt(words[1]));
                     case "get-requests" -> System.out.println("answer " + line + " = " + behaviour.getRequests());
                     case "get-bytes" -> System.out.println("answer " + line + " = " + behaviour.getBytes());
