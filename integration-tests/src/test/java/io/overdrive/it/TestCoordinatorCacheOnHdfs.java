@@ -1,8 +1,10 @@
 package io.overdrive.it;
 
+import com.google.common.collect.ImmutableMap;
 import com.google.inject.Key;
 import io.overdrive.cache.connector.OverdriveConnector;
 import io.overdrive.cache.coordinator.CoordinatorCacheStats;
+import io.overdrive.it.harness.S3Storage;
 import io.trino.connector.CatalogHandle;
 import io.trino.connector.ConnectorServicesProvider;
 import io.trino.metadata.CatalogManager;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static io.trino.tpch.TpchTable.NATION;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,25 +29,45 @@ import static org.assertj.core.api.Assertions.assertThat;
  * catalog and the stock {@code hive} catalog over one file metastore on HDFS. A repeated query plans from memory (no
  * HDFS block read at all once the worker's pages are cached too), and every change to a table's metadata is seen at
  * once, whether it is made through the same catalog (which drops the entries) or through the other one, behind the
- * tier's back (the cache key changes with the file).
+ * tier's back (the cache key changes with the file). The same on S3, with a catalog pair whose file metastore and
+ * tables live in a bucket of a real S3 server, and with table filters: an excluded table is never cached.
  */
 public class TestCoordinatorCacheOnHdfs
         extends AbstractTestQueryFramework
 {
     private static final String CATALOG = OverdriveQueryRunner.OVERDRIVE_CATALOG;
+    // stock hive and overdrive_hive (the cache, its coordinator tier, a table filter) over S3
+    private static final String S3_HIVE = "hive_s3";
+    private static final String S3_CATALOG = "overdrive_s3";
+    private static final String S3_SCHEMA = "tier_on_s3";
 
     @Override
     protected QueryRunner createQueryRunner()
             throws Exception
     {
         Path cacheDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("coordinator-cache-on-hdfs-" + System.nanoTime()));
-        return OverdriveQueryRunner.builder(TestingHdfs.shared(), "coordinator-cache")
+        S3Storage s3 = TestingS3.shared();
+        Map<String, String> s3Catalog = ImmutableMap.<String, String>builder()
+                .putAll(s3.catalogProperties())
+                .put("hive.metastore.catalog.dir", s3.uri("/coordinator-cache-" + System.nanoTime() + "/metastore"))
+                .buildOrThrow();
+        QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "coordinator-cache")
                 .workers(1)
                 .overdriveProperty("cache.enabled", "true")
                 .overdriveProperty("cache.base-directory", cacheDirectory.toString())
                 .overdriveProperty("cache.max-size", "1GB")
+                .extraCatalog(S3_HIVE, "hive", s3Catalog)
+                .extraCatalog(S3_CATALOG, "overdrive_hive", ImmutableMap.<String, String>builder()
+                        .putAll(s3Catalog)
+                        .put("cache.enabled", "true")
+                        .put("cache.base-directory", cacheDirectory.toString())
+                        .put("cache.max-size", "1GB")
+                        .put("cache.exclude-tables", "*.uncached_*")
+                        .buildOrThrow())
                 .initialTables(List.of(NATION))
                 .build();
+        queryRunner.execute("CREATE SCHEMA %s.%s".formatted(S3_HIVE, S3_SCHEMA));
+        return queryRunner;
     }
 
     @Test
@@ -124,12 +147,53 @@ public class TestCoordinatorCacheOnHdfs
         computeActual("DROP TABLE hive.tpch.changes_elsewhere");
     }
 
-    // the coordinator's instance: only a coordinator that runs no splits has one
+    @Test
+    void s3TablesPlanFromMemoryAndExcludedTablesAreNeverCached()
+    {
+        S3Storage s3 = TestingS3.shared();
+        for (String table : List.of("cached_orders", "uncached_orders")) {
+            computeActual("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA, table));
+        }
+        String sql = "SELECT orderpriority, count(*), sum(totalprice), max(clerk) FROM %s.%s.%s GROUP BY 1 ORDER BY 1";
+        for (String table : List.of("cached_orders", "uncached_orders")) {
+            List<?> expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA, table)).getMaterializedRows();
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, table)).getMaterializedRows()).as("%s, cold", table).isEqualTo(expected);
+            assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, table)).getMaterializedRows()).as("%s, second", table).isEqualTo(expected);
+        }
+        CoordinatorCacheStats stats = coordinatorStats(S3_CATALOG);
+        long hits = stats.getHits();
+        long gets = s3.getRequests();
+        computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, "cached_orders"));
+        assertThat(s3.getRequests()).as("GETs of a warm query of a cached table: none, planning included").isEqualTo(gets);
+        assertThat(stats.getHits()).as("the table's metadata files, from the coordinator's memory").isGreaterThan(hits);
+
+        // cache.exclude-tables: the excluded table's data is read from S3 every time, its pages never cached
+        gets = s3.getRequests();
+        computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, "uncached_orders"));
+        assertThat(s3.getRequests()).as("GETs of a warm query of an excluded table").isGreaterThan(gets);
+        assertThat(computeActual("SELECT table_name FROM %s.system.cached_tables WHERE schema_name = '%s'".formatted(S3_CATALOG, S3_SCHEMA)).getOnlyColumnAsSet())
+                .containsExactly("cached_orders");
+
+        // a change behind the tier's back, through stock hive on the same bucket, is seen at once
+        computeActual("INSERT INTO %s.%s.cached_orders SELECT * FROM tpch.tiny.orders WHERE orderkey < 100".formatted(S3_HIVE, S3_SCHEMA));
+        assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, "cached_orders")).getMaterializedRows())
+                .isEqualTo(computeActual(sql.formatted(S3_HIVE, S3_SCHEMA, "cached_orders")).getMaterializedRows());
+        for (String table : List.of("cached_orders", "uncached_orders")) {
+            computeActual("DROP TABLE %s.%s.%s".formatted(S3_HIVE, S3_SCHEMA, table));
+        }
+    }
+
     private CoordinatorCacheStats coordinatorStats()
+    {
+        return coordinatorStats(CATALOG);
+    }
+
+    // the coordinator's instance: only a coordinator that runs no splits has one
+    private CoordinatorCacheStats coordinatorStats(String catalog)
     {
         DistributedQueryRunner runner = getDistributedQueryRunner();
         TestingTrinoServer coordinator = runner.getCoordinator();
-        CatalogHandle handle = coordinator.getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(CATALOG)).orElseThrow().getCatalogHandle();
+        CatalogHandle handle = coordinator.getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
         OverdriveConnector connector = (OverdriveConnector) coordinator.getInstance(Key.get(ConnectorServicesProvider.class)).getConnectorServices(handle).getConnector();
         return ((HiveConnector) connector.hive()).getInjector().getInstance(CoordinatorCacheStats.class);
     }
