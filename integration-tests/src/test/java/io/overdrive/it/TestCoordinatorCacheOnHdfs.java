@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.inject.Key;
 import io.overdrive.cache.connector.OverdriveConnector;
 import io.overdrive.cache.coordinator.CoordinatorCacheStats;
+import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.S3Storage;
 import io.trino.connector.CatalogHandle;
 import io.trino.connector.ConnectorServicesProvider;
@@ -47,10 +48,7 @@ public class TestCoordinatorCacheOnHdfs
     {
         Path cacheDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("coordinator-cache-on-hdfs-" + System.nanoTime()));
         S3Storage s3 = TestingS3.shared();
-        Map<String, String> s3Catalog = ImmutableMap.<String, String>builder()
-                .putAll(s3.catalogProperties())
-                .put("hive.metastore.catalog.dir", s3.uri("/coordinator-cache-" + System.nanoTime() + "/metastore"))
-                .buildOrThrow();
+        Map<String, String> s3Catalog = HiveCatalogs.hiveOnS3(s3, "/coordinator-cache-" + System.nanoTime() + "/metastore");
         QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "coordinator-cache")
                 .workers(1)
                 .overdriveProperty("cache.enabled", "true")

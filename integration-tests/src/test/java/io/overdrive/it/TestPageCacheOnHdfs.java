@@ -1,6 +1,7 @@
 package io.overdrive.it;
 
 import com.google.common.collect.ImmutableMap;
+import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.S3Storage;
 import io.trino.Session;
 import io.trino.spi.security.Identity;
@@ -80,10 +81,7 @@ public class TestPageCacheOnHdfs
         S3Storage s3 = TestingS3.shared();
         // the S3 catalogs' file metastore is in the bucket too, under a prefix of this run's own: table metadata and
         // data both come from S3, as on a lake whose metastore keeps its files there
-        Map<String, String> s3Catalog = ImmutableMap.<String, String>builder()
-                .putAll(s3.catalogProperties())
-                .put("hive.metastore.catalog.dir", s3.uri("/page-cache-" + System.nanoTime() + "/metastore"))
-                .buildOrThrow();
+        Map<String, String> s3Catalog = HiveCatalogs.hiveOnS3(s3, "/page-cache-" + System.nanoTime() + "/metastore");
         QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)
                 .systemAccessControl("file", Map.of("security.config-file", accessControlRules.toString()))

@@ -91,9 +91,7 @@ class TestSoftAffinityMultiProcess
         Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/soft-affinity/metastore");
         // the same catalogs over S3: stock hive and overdrive_hive under soft affinity, tables and metastore in the bucket
         S3Storage s3 = TestingS3.shared();
-        Map<String, String> hiveOnS3 = new LinkedHashMap<>(s3.catalogProperties());
-        hiveOnS3.put("hive.metastore", "file");
-        hiveOnS3.put("hive.metastore.catalog.dir", s3.uri("/soft-affinity-" + System.nanoTime() + "/metastore"));
+        Map<String, String> hiveOnS3 = HiveCatalogs.hiveOnS3(s3, "/soft-affinity-" + System.nanoTime() + "/metastore");
         Path work = TestingHdfs.workDirectory().resolve("soft-affinity");
         long start = System.nanoTime();
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), work)

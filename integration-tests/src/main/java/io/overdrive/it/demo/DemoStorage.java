@@ -208,11 +208,7 @@ sealed interface DemoStorage
         @Override
         public Map<String, String> hiveCatalog(String metastorePath)
         {
-            Map<String, String> properties = new LinkedHashMap<>();
-            properties.put("hive.metastore", "file");
-            properties.put("hive.metastore.catalog.dir", s3.uri(metastorePath));
-            properties.putAll(s3.catalogProperties());
-            return properties;
+            return HiveCatalogs.hiveOnS3(s3, metastorePath);
         }
 
         @Override

@@ -32,6 +32,19 @@ public final class HiveCatalogs
         return properties;
     }
 
+    /**
+     * A Hive-style catalog over S3: Trino's native S3 file system for {@code s3}'s server and a file metastore in its
+     * bucket at {@code metastorePath}, so that table metadata and data both come from S3.
+     */
+    public static Map<String, String> hiveOnS3(S3Storage s3, String metastorePath)
+    {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("hive.metastore", "file");
+        properties.put("hive.metastore.catalog.dir", s3.uri(metastorePath));
+        properties.putAll(s3.catalogProperties());
+        return properties;
+    }
+
     /** The catalog's properties with hedged reads on: {@code threads} pool threads, the given mode, threshold and budget. */
     public static Map<String, String> withHedgedReads(Map<String, String> catalog, int threads, String mode, String threshold, String maxRatio)
     {
