@@ -34,11 +34,6 @@ sealed interface DemoStorage
                 default -> throw new IllegalArgumentException("--storage must be hdfs or s3, not '%s'".formatted(value));
             };
         }
-
-        String id()
-        {
-            return name().toLowerCase(Locale.ROOT);
-        }
     }
 
     // an object store's first-byte latency has a heavy tail: for AWS S3 most GETs answer within tens of milliseconds and
@@ -100,11 +95,6 @@ sealed interface DemoStorage
         {
             this.hdfs = requireNonNull(hdfs, "hdfs is null");
             this.hdfsSite = HiveCatalogs.writeHedgedHdfsSite(hdfsSite, options.hdfsHedgeThreshold());
-        }
-
-        HdfsCluster cluster()
-        {
-            return hdfs;
         }
 
         @Override
