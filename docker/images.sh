@@ -5,10 +5,10 @@
 #                             compose test) and its daemon running
 #   docker/images.sh base     daemon + overdrive/java:25, a Debian bookworm minbase root file system with this machine's
 #                             JDK 25 at /opt/java/openjdk (no registry needed)
-#   docker/images.sh build    base + overdrive/hdfs:<Hadoop version> and overdrive/trino:483 from what './overdrive package'
-#                             built; their tags in docker/target/images.properties
+#   docker/images.sh build    base + overdrive/hdfs:<Hadoop version>, overdrive/s3:<s3proxy version> and overdrive/trino:483
+#                             from what './overdrive package' built; their tags in docker/target/images.properties
 #
-# Environment: JAVA_HOME (the JDK copied into the base; ./overdrive sets it), BASE_IMAGE (build the HDFS and Trino
+# Environment: JAVA_HOME (the JDK copied into the base; ./overdrive sets it), BASE_IMAGE (build the HDFS, S3 and Trino
 # images FROM another image with Java 25 on PATH, e.g. eclipse-temurin:25-jdk where a registry is reachable; the local
 # base is then not built), OVERDRIVE_DEBIAN_MIRROR (debootstrap's mirror, default http://deb.debian.org/debian).
 set -euo pipefail
@@ -111,8 +111,8 @@ build_image() {
 
 build_images() {
     ensure_base
-    local hdfs="$STAGE/hdfs" trino="$STAGE/trino" zip
-    rm -rf "$hdfs" "$trino"
+    local hdfs="$STAGE/hdfs" s3="$STAGE/s3" trino="$STAGE/trino" zip
+    rm -rf "$hdfs" "$s3" "$trino"
     mkdir -p "$STAGE"
 
     local hdfs_classpath="$ROOT/integration-tests/hdfs-server/target/runtime.classpath" hadoop_version
@@ -123,6 +123,16 @@ build_images() {
     cp "$ROOT/docker/hdfs/Dockerfile" "$ROOT/docker/hdfs/entrypoint.sh" "$ROOT/docker/hdfs/log4j.properties" "$hdfs/"
     stage_classpath "$hdfs_classpath" "$hdfs/lib"
     build_image "$HDFS_TAG" "$hdfs"
+
+    local s3_classpath="$ROOT/integration-tests/s3-server/target/runtime.classpath" s3proxy_version
+    s3proxy_version="$(tr ':' '\n' <"$s3_classpath" | sed -n 's|.*/s3proxy-\([0-9.]*\)\.jar$|\1|p' | head -n 1)"
+    [[ -n "$s3proxy_version" ]] || fail "no s3proxy jar on integration-tests/s3-server's class path: run './overdrive package' first"
+    S3_TAG="overdrive/s3:$s3proxy_version"
+    mkdir -p "$s3"
+    cp "$ROOT/docker/s3/Dockerfile" "$ROOT/docker/s3/entrypoint.sh" "$s3/"
+    stage_classpath "$s3_classpath" "$s3/lib"
+    cp "$ROOT"/integration-tests/s3-server/target/s3-server-[0-9]*.jar "$s3/lib/" 2>/dev/null || fail "no s3-server jar: run './overdrive package' first"
+    build_image "$S3_TAG" "$s3"
 
     mkdir -p "$trino/plugin-overdrive"
     cp "$ROOT/docker/trino/Dockerfile" "$ROOT/docker/trino/entrypoint.sh" "$trino/"
@@ -136,11 +146,11 @@ build_images() {
         (cd "$trino/plugin-overdrive" && "$JAVA_HOME/bin/jar" xf "$zip")
     done
     build_image "$TRINO_TAG" "$trino"
-    rm -rf "$hdfs" "$trino"
-    printf 'hdfs=%s\ntrino=%s\n' "$HDFS_TAG" "$TRINO_TAG" >"$STAGE/images.properties"
+    rm -rf "$hdfs" "$s3" "$trino"
+    printf 'hdfs=%s\ns3=%s\ntrino=%s\n' "$HDFS_TAG" "$S3_TAG" "$TRINO_TAG" >"$STAGE/images.properties"
     # the images these replaced, now untagged
     docker image prune -f --filter label=io.overdrive.image >/dev/null
-    say "images: $HDFS_TAG, $TRINO_TAG (FROM ${BASE_IMAGE:-$BASE_TAG})"
+    say "images: $HDFS_TAG, $S3_TAG, $TRINO_TAG (FROM ${BASE_IMAGE:-$BASE_TAG})"
 }
 
 case "${1:-build}" in

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class DockerImages
 {
-    public record Tags(String hdfs, String trino) {}
+    public record Tags(String hdfs, String s3, String trino) {}
 
     private static Tags tags;
     private static String unavailable;
@@ -79,8 +79,8 @@ public final class DockerImages
             try (InputStream input = Files.newInputStream(layout.root().resolve("docker/target/images.properties"))) {
                 properties.load(input);
             }
-            tags = new Tags(properties.getProperty("hdfs"), properties.getProperty("trino"));
-            System.out.printf("[overdrive-it] images %s and %s ready in %.1fs%n", tags.hdfs(), tags.trino(), (System.nanoTime() - start) / 1e9);
+            tags = new Tags(properties.getProperty("hdfs"), properties.getProperty("s3"), properties.getProperty("trino"));
+            System.out.printf("[overdrive-it] images %s, %s and %s ready in %.1fs%n", tags.hdfs(), tags.s3(), tags.trino(), (System.nanoTime() - start) / 1e9);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
 /**
  * {@code docker/compose.yaml} as its documentation says to start it (Debian's {@code docker-compose}), one query
- * through each of its catalogs, then taken down with its volumes.
+ * through each of its catalogs, tables on its HDFS and on its S3 server, then taken down with its volumes.
  */
 @TestInstance(PER_CLASS)
 class TestComposeCluster
@@ -61,7 +61,7 @@ class TestComposeCluster
         long start = System.nanoTime();
         compose("up", "-d");
         awaitActiveNodes(3);
-        System.out.printf("[overdrive-it] docker/compose.yaml up (HDFS, coordinator + 2 workers) in %.1fs%n", (System.nanoTime() - start) / 1e9);
+        System.out.printf("[overdrive-it] docker/compose.yaml up (HDFS, S3, coordinator + 2 workers) in %.1fs%n", (System.nanoTime() - start) / 1e9);
     }
 
     @AfterAll
@@ -93,6 +93,55 @@ class TestComposeCluster
             remote += OpenMetrics.value(OpenMetrics.scrape(worker), "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote").orElseThrow();
         }
         assertThat(remote).isPositive();
+    }
+
+    @Test
+    void tablesOnTheS3Service()
+            throws SQLException
+    {
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            // the metastore stays on HDFS; the tables live in the S3 service's bucket (external locations: Trino's file
+            // metastore reads a managed table from under its own directory), written by both catalogs
+            statement.execute("CREATE SCHEMA hive.compose_s3");
+            statement.execute("CREATE TABLE hive.compose_s3.orders WITH (format = 'PARQUET', external_location = 's3://lake/compose_s3/orders') AS SELECT * FROM tpch.tiny.orders");
+            statement.execute("CREATE TABLE overdrive.compose_s3.lineitem WITH (format = 'ORC', external_location = 's3://lake/compose_s3/lineitem') " +
+                    "AS SELECT orderkey, quantity, extendedprice, discount, returnflag FROM tpch.tiny.lineitem WHERE orderkey < 3000");
+            statement.execute("INSERT INTO overdrive.compose_s3.lineitem " +
+                    "SELECT orderkey, quantity, extendedprice, discount, returnflag FROM tpch.tiny.lineitem WHERE orderkey BETWEEN 3000 AND 5999");
+            assertThat(TrinoProcessCluster.query(connection, "SELECT DISTINCT regexp_extract(\"$path\", '^s3://lake/compose_s3/[a-z]+/') FROM " +
+                    "(SELECT \"$path\" FROM hive.compose_s3.orders UNION ALL SELECT \"$path\" FROM hive.compose_s3.lineitem) ORDER BY 1"))
+                    .containsExactly(List.of("s3://lake/compose_s3/lineitem/"), List.of("s3://lake/compose_s3/orders/"));
+
+            // (the files' paths were read through stock hive, so that overdrive_hive's first read of them is the join's)
+            double remoteBefore = workersSum("JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote");
+            String join = "SELECT o.orderstatus, l.returnflag, count(*), sum(l.extendedprice * (1 - l.discount)), max(o.comment) " +
+                    "FROM %1$s.compose_s3.orders o JOIN %1$s.compose_s3.lineitem l ON o.orderkey = l.orderkey GROUP BY 1, 2 ORDER BY 1, 2";
+            List<List<Object>> stock = TrinoProcessCluster.query(connection, join.formatted("hive"));
+            assertThat(stock).hasSizeGreaterThan(3);
+            assertThat(TrinoProcessCluster.query(connection, join.formatted("overdrive"))).isEqualTo(stock);
+            // overdrive_hive's cold read came from S3 through the workers' page caches
+            assertThat(workersSum("JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote")).isGreaterThan(remoteBefore);
+
+            // rows inserted through stock hive, a new file beside the cached ones, are in overdrive_hive's next answer
+            String flags = "SELECT returnflag, count(*), sum(quantity) FROM %s.compose_s3.lineitem GROUP BY 1 ORDER BY 1";
+            List<List<Object>> before = TrinoProcessCluster.query(connection, flags.formatted("overdrive"));
+            statement.execute("INSERT INTO hive.compose_s3.lineitem SELECT orderkey, quantity, extendedprice, discount, 'X' FROM tpch.tiny.lineitem WHERE orderkey < 100");
+            List<List<Object>> after = TrinoProcessCluster.query(connection, flags.formatted("hive"));
+            assertThat(after).hasSize(before.size() + 1).containsAll(before);
+            assertThat(TrinoProcessCluster.query(connection, flags.formatted("overdrive"))).isEqualTo(after);
+            statement.execute("DROP TABLE overdrive.compose_s3.lineitem");
+            statement.execute("DROP TABLE hive.compose_s3.orders");
+            statement.execute("DROP SCHEMA hive.compose_s3");
+        }
+    }
+
+    private static double workersSum(String metric)
+    {
+        double sum = 0;
+        for (URI worker : WORKERS) {
+            sum += OpenMetrics.value(OpenMetrics.scrape(worker), metric).orElseThrow();
+        }
+        return sum;
     }
 
     @Test

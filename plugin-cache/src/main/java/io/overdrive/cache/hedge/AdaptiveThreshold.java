@@ -4,22 +4,31 @@ import com.google.common.base.Ticker;
 import io.airlift.stats.DecayTDigest;
 import io.airlift.stats.DecayConfig;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
- * The hedge threshold of one storage: a high percentile of its recent read latencies ("The Tail at Scale": hedge a read
- * once it runs past the 95th percentile), kept within a floor and a ceiling. Latencies decay with a one-minute half-life
- * so the threshold follows the storage. Until {@link #MIN_SAMPLES} reads are seen the ceiling applies: a cold start
- * does not hedge eagerly.
+ * The hedge threshold of one storage, from its recent read latencies, kept within a floor and a ceiling. It is the
+ * lower of a high percentile ("The Tail at Scale": hedge a read once it runs past the 95th percentile) and
+ * {@code factor} times the median. The percentile alone follows any slowness that is not rare: with one request in
+ * three sent to a slow endpoint the 95th percentile is a slow read, and no slow read would be hedged; the median stays a
+ * healthy read as long as the slow ones are a minority, as {@link NativeThresholdPolicy} relies on too. Latencies decay
+ * with a one-minute half-life so the threshold follows the storage.
+ * <p>
+ * A cold start does not hedge eagerly: until {@link #MIN_EARLY_SAMPLES} reads are seen the ceiling applies, then the
+ * median rule alone until {@link #MIN_SAMPLES} reads give a percentile. A cold cache sends a storage few reads, often
+ * too few for a percentile, and those reads are the ones a slow endpoint delays.
  */
 final class AdaptiveThreshold
         implements HedgeThreshold
 {
+    static final int MIN_EARLY_SAMPLES = 5;
     static final int MIN_SAMPLES = 20;
     // the percentile is recomputed at most this often: reading the digest on every read would serialize readers
     private static final long REFRESH_NANOS = MILLISECONDS.toNanos(100);
 
     private final double quantile;
+    private final double factor;
     private final long minNanos;
     private final long maxNanos;
     private final Ticker ticker;
@@ -27,9 +36,11 @@ final class AdaptiveThreshold
     private long refreshedAt;
     private volatile long thresholdNanos;
 
-    AdaptiveThreshold(double percentile, long minNanos, long maxNanos, Ticker ticker)
+    AdaptiveThreshold(double percentile, double factor, long minNanos, long maxNanos, Ticker ticker)
     {
+        checkArgument(factor >= 1, "factor must be at least 1");
         this.quantile = percentile / 100;
+        this.factor = factor;
         this.minNanos = minNanos;
         this.maxNanos = maxNanos;
         this.ticker = ticker;
@@ -45,10 +56,21 @@ final class AdaptiveThreshold
         long now = ticker.read();
         if (now - refreshedAt >= REFRESH_NANOS) {
             refreshedAt = now;
-            thresholdNanos = latencies.getCount() < MIN_SAMPLES
-                    ? maxNanos
-                    : Math.clamp((long) latencies.valueAt(quantile), minNanos, maxNanos);
+            thresholdNanos = compute();
         }
+    }
+
+    private long compute()
+    {
+        double count = latencies.getCount();
+        if (count < MIN_EARLY_SAMPLES) {
+            return maxNanos;
+        }
+        double threshold = factor * latencies.valueAt(0.5);
+        if (count >= MIN_SAMPLES) {
+            threshold = Math.min(threshold, latencies.valueAt(quantile));
+        }
+        return Math.clamp((long) threshold, minNanos, maxNanos);
     }
 
     @Override

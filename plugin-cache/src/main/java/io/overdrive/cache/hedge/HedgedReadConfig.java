@@ -56,6 +56,7 @@ public class HedgedReadConfig
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
     private Duration adaptiveMax = new Duration(10, SECONDS);
     private double maxRatio = 0.05;
+    private int budgetReserve = 10;
     private Mode mode = Mode.AUTO;
     // whether hedged-read.mode was set: NATIVE without HDFS is then a mistake, where the default only has nothing to do
     private boolean modeSet;
@@ -140,7 +141,7 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.adaptive-factor")
-    @ConfigDescription("With an adaptive threshold, HDFS's own hedging hedges a read once it runs this many times longer than a healthy read of the largest usual size takes, as recent reads show")
+    @ConfigDescription("With an adaptive threshold, a read is hedged once it runs this many times longer than a healthy read: for HDFS's own hedging, a healthy read of the largest usual size; for the wrapper, the median of the storage's recent reads (or their percentile, when lower)")
     public HedgedReadConfig setAdaptiveFactor(double adaptiveFactor)
     {
         this.adaptiveFactor = adaptiveFactor;
@@ -194,6 +195,20 @@ public class HedgedReadConfig
     public HedgedReadConfig setMaxRatio(double maxRatio)
     {
         this.maxRatio = maxRatio;
+        return this;
+    }
+
+    @Min(value = 0, message = "hedged-read.budget-reserve must be at least 0")
+    public int getBudgetReserve()
+    {
+        return budgetReserve;
+    }
+
+    @Config("hedged-read.budget-reserve")
+    @ConfigDescription("Hedges the budget allows over the last minute beyond hedged-read.max-ratio, so that a storage read rarely (behind a cold cache) is hedged too; 0: the ratio alone")
+    public HedgedReadConfig setBudgetReserve(int budgetReserve)
+    {
+        this.budgetReserve = budgetReserve;
         return this;
     }
 

@@ -68,7 +68,7 @@ public final class HedgedReads
         this.stats = requireNonNull(stats, "stats is null");
         this.pool = requireNonNull(pool, "pool is null");
         this.ticker = requireNonNull(ticker, "ticker is null");
-        this.hedger = new Hedger(pool, new HedgeBudget(config.getMaxRatio(), ticker), stats, ticker);
+        this.hedger = new Hedger(pool, new HedgeBudget(config.getMaxRatio(), config.getBudgetReserve(), ticker), stats, ticker);
         if (nativeHdfs && config.isAdaptive()) {
             NativeAdaptiveThreshold threshold = new NativeAdaptiveThreshold(
                     new NativeThresholdPolicy(
@@ -211,6 +211,7 @@ public final class HedgedReads
                     .map(duration -> HedgeThreshold.fixed(duration.roundTo(NANOSECONDS)))
                     .orElseGet(() -> new AdaptiveThreshold(
                             config.getAdaptivePercentile(),
+                            config.getAdaptiveFactor(),
                             config.getAdaptiveMin().roundTo(NANOSECONDS),
                             config.getAdaptiveMax().roundTo(NANOSECONDS),
                             ticker));

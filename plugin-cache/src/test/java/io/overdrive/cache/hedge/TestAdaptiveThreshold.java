@@ -21,23 +21,28 @@ class TestAdaptiveThreshold
     private final TestingTicker ticker = new TestingTicker();
 
     @Test
-    void ceilingUntilEnoughSamples()
+    void ceilingUntilEarlySamplesThenMedianThenPercentile()
     {
-        assertThat(new AdaptiveThreshold(95, MIN, MAX, ticker).nanos()).isEqualTo(MAX);
+        assertThat(new AdaptiveThreshold(95, 3, MIN, MAX, ticker).nanos()).isEqualTo(MAX);
         // n samples of 1..n ms within one refresh interval and the same second (no decay between them), then one refresh
         for (int samples = 1; samples <= AdaptiveThreshold.MIN_SAMPLES + 5; samples++) {
             TestingTicker clock = new TestingTicker();
-            AdaptiveThreshold threshold = new AdaptiveThreshold(95, MILLISECONDS.toNanos(1), MAX, clock);
+            AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MILLISECONDS.toNanos(1), MAX, clock);
             for (int sample = 1; sample < samples; sample++) {
                 threshold.record(MILLISECONDS.toNanos(sample));
             }
             clock.increment(100, MILLISECONDS);
             threshold.record(MILLISECONDS.toNanos(samples));
-            if (samples < AdaptiveThreshold.MIN_SAMPLES) {
+            if (samples < AdaptiveThreshold.MIN_EARLY_SAMPLES) {
                 assertThat(threshold.nanos()).as("%s samples", samples).isEqualTo(MAX);
             }
+            else if (samples < AdaptiveThreshold.MIN_SAMPLES) {
+                // three times the median of 1..n ms, (n + 1) / 2, within the digest's interpolation of a few samples
+                assertThat(threshold.nanos()).as("%s samples", samples)
+                        .isBetween(MILLISECONDS.toNanos(3 * samples / 2 - 3), MILLISECONDS.toNanos(3 * (samples + 1) / 2 + 3));
+            }
             else {
-                // the 95th percentile of 1..n ms: between n - 2 and n ms
+                // the 95th percentile of 1..n ms, lower than three times the median: between n - 2 and n ms
                 assertThat(threshold.nanos()).as("%s samples", samples)
                         .isBetween(MILLISECONDS.toNanos(samples - 2), MILLISECONDS.toNanos(samples));
             }
@@ -45,19 +50,54 @@ class TestAdaptiveThreshold
     }
 
     @Test
+    void aSlowMinorityIsHedgedAtAMultipleOfTheMedian()
+    {
+        // one read in three goes to a slow endpoint, 500-1500ms; the others take 20-40ms. The 95th percentile is a slow
+        // read, so the percentile alone would hedge none of them; three times the median (a healthy read) hedges them all
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX * 10, ticker);
+        Random random = new Random(5);
+        for (int read = 0; read < 300; read++) {
+            ticker.increment(50, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(read % 3 == 0 ? 500 + random.nextInt(1001) : 20 + random.nextInt(21)));
+        }
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(60), MILLISECONDS.toNanos(130));
+
+        // the same with the early rule: five reads of a cold cache, two of them slow
+        TestingTicker clock = new TestingTicker();
+        AdaptiveThreshold cold = new AdaptiveThreshold(95, 3, MIN, MAX * 10, clock);
+        for (long millis : new long[] {25, 900, 30, 1200, 35}) {
+            clock.increment(100, MILLISECONDS);
+            cold.record(MILLISECONDS.toNanos(millis));
+        }
+        assertThat(cold.nanos()).isBetween(MILLISECONDS.toNanos(75), MILLISECONDS.toNanos(135));
+    }
+
+    @Test
+    void factorScalesTheMedianRule()
+    {
+        TestingTicker clock = new TestingTicker();
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 1.5, MIN, MAX, clock);
+        for (int read = 0; read < 10; read++) {
+            clock.increment(100, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(40));
+        }
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(59), MILLISECONDS.toNanos(61));
+    }
+
+    @Test
     void percentileOfRecentLatencies()
     {
-        AdaptiveThreshold p95 = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        AdaptiveThreshold p95 = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
         recordUniform(p95, ticker, 1, 100, 10, new Random(1));
         assertThat(p95.nanos()).isBetween(MILLISECONDS.toNanos(93), MILLISECONDS.toNanos(97));
 
         TestingTicker medianTicker = new TestingTicker();
-        AdaptiveThreshold p50 = new AdaptiveThreshold(50, MIN, MAX, medianTicker);
+        AdaptiveThreshold p50 = new AdaptiveThreshold(50, 3, MIN, MAX, medianTicker);
         recordUniform(p50, medianTicker, 1, 100, 10, new Random(2));
         assertThat(p50.nanos()).isBetween(MILLISECONDS.toNanos(48), MILLISECONDS.toNanos(52));
 
         TestingTicker p99Ticker = new TestingTicker();
-        AdaptiveThreshold p99 = new AdaptiveThreshold(99, MIN, MAX, p99Ticker);
+        AdaptiveThreshold p99 = new AdaptiveThreshold(99, 3, MIN, MAX, p99Ticker);
         recordUniform(p99, p99Ticker, 100, 300, 5, new Random(3));
         assertThat(p99.nanos()).isBetween(MILLISECONDS.toNanos(295), MILLISECONDS.toNanos(301));
     }
@@ -65,7 +105,7 @@ class TestAdaptiveThreshold
     @Test
     void refreshedAtMostEveryHundredMilliseconds()
     {
-        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
         for (int sample = 0; sample < 100; sample++) {
             threshold.record(MILLISECONDS.toNanos(50));
         }
@@ -82,7 +122,7 @@ class TestAdaptiveThreshold
     @Test
     void clampedToFloorAndCeiling()
     {
-        AdaptiveThreshold fast = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        AdaptiveThreshold fast = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
         for (int sample = 0; sample < 100; sample++) {
             fast.record(MILLISECONDS.toNanos(1));
         }
@@ -91,7 +131,7 @@ class TestAdaptiveThreshold
         assertThat(fast.nanos()).isEqualTo(MIN);
 
         TestingTicker slowTicker = new TestingTicker();
-        AdaptiveThreshold slow = new AdaptiveThreshold(95, MIN, MAX, slowTicker);
+        AdaptiveThreshold slow = new AdaptiveThreshold(95, 3, MIN, MAX, slowTicker);
         for (int sample = 0; sample < 100; sample++) {
             slow.record(SECONDS.toNanos(5));
         }
@@ -103,7 +143,7 @@ class TestAdaptiveThreshold
     @Test
     void followsAChangeOfLatency()
     {
-        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
         // a minute of slow reads, 5 a second, 180-220ms
         Random random = new Random(3);
         recordOverTime(threshold, 60, 5, 180, 220, random);
@@ -117,15 +157,18 @@ class TestAdaptiveThreshold
         recordOverTime(threshold, 290, 5, 15, 25, random);
         assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(22), MILLISECONDS.toNanos(26));
 
-        // a sudden slowdown shows as soon as it is more than 5% of the recent reads
+        // a storage-wide slowdown: while the slow reads are a minority the threshold stays at three times a fast read
+        // (the hedge budget bounds what hedging them costs); once they are the median, it is their 95th percentile
         recordOverTime(threshold, 5, 5, 400, 500, random);
-        assertThat(threshold.nanos()).isGreaterThan(MILLISECONDS.toNanos(300));
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(45), MILLISECONDS.toNanos(75));
+        recordOverTime(threshold, 60, 5, 400, 500, random);
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(480), MILLISECONDS.toNanos(500));
     }
 
     @Test
     void idleStorageForgetsItsLatencies()
     {
-        AdaptiveThreshold threshold = new AdaptiveThreshold(95, MIN, MAX, ticker);
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
         recordOverTime(threshold, 60, 5, 15, 25, new Random(4));
         assertThat(threshold.nanos()).isLessThan(MILLISECONDS.toNanos(30));
         // after ten idle minutes the old samples weigh far less than 20 reads: back to the ceiling until it has seen enough

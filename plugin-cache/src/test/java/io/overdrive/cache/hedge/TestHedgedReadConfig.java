@@ -7,6 +7,7 @@ import io.overdrive.cache.hedge.HedgedReadConfig.Mode;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -34,6 +35,7 @@ class TestHedgedReadConfig
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(10, SECONDS))
                 .setMaxRatio(0.05)
+                .setBudgetReserve(10)
                 .setMode("AUTO"));
         // on by default, HDFS's own hedging for HDFS and the wrapper for object stores, at a threshold that adapts to the storage
         HedgedReadConfig config = new HedgedReadConfig();
@@ -57,6 +59,7 @@ class TestHedgedReadConfig
                 .put("hedged-read.adaptive-min", "5ms")
                 .put("hedged-read.adaptive-max", "3s")
                 .put("hedged-read.max-ratio", "0.1")
+                .put("hedged-read.budget-reserve", "0")
                 .put("hedged-read.mode", "WRAPPER")
                 .buildOrThrow();
         HedgedReadConfig expected = new HedgedReadConfig()
@@ -67,6 +70,7 @@ class TestHedgedReadConfig
                 .setAdaptiveMin(new Duration(5, MILLISECONDS))
                 .setAdaptiveMax(new Duration(3, SECONDS))
                 .setMaxRatio(0.1)
+                .setBudgetReserve(0)
                 .setMode("WRAPPER");
         assertFullMapping(properties, expected);
         assertThat(expected.isEnabled()).isTrue();
@@ -126,6 +130,14 @@ class TestHedgedReadConfig
         assertFailsValidation(new HedgedReadConfig().setMaxRatio(1.5), "maxRatio", message, DecimalMax.class);
         assertValidates(new HedgedReadConfig().setMaxRatio(1));
         assertValidates(new HedgedReadConfig().setMaxRatio(0.001));
+    }
+
+    @Test
+    void budgetReserveMustNotBeNegative()
+    {
+        assertFailsValidation(new HedgedReadConfig().setBudgetReserve(-1), "budgetReserve", "hedged-read.budget-reserve must be at least 0", Min.class);
+        assertValidates(new HedgedReadConfig().setBudgetReserve(0));
+        assertValidates(new HedgedReadConfig().setBudgetReserve(1000));
     }
 
     @Test

@@ -269,7 +269,7 @@ class TestHedger
     {
         for (boolean primaryFailsFirst : new boolean[] {true, false}) {
             HedgedReadStats stats = new HedgedReadStats();
-            Hedger hedger = new Hedger(pool(2), new HedgeBudget(1, new TestingTicker()), stats, Ticker.systemTicker());
+            Hedger hedger = new Hedger(pool(2), new HedgeBudget(1, 0, new TestingTicker()), stats, Ticker.systemTicker());
             IOException primaryFailure = new IOException("primary failed");
             IOException hedgeFailure = new IOException("hedge failed");
             CountDownLatch firstFailed = new CountDownLatch(1);
@@ -457,7 +457,7 @@ class TestHedger
         long seed = new Random().nextLong();
         String context = "pool of " + poolSize + ", seed " + seed;
         ThreadPoolExecutor pool = pool(poolSize);
-        Hedger hedger = new Hedger(pool, new HedgeBudget(1, Ticker.systemTicker()), stats, Ticker.systemTicker());
+        Hedger hedger = new Hedger(pool, new HedgeBudget(1, 0, Ticker.systemTicker()), stats, Ticker.systemTicker());
         HedgeThreshold threshold = HedgeThreshold.fixed(MILLISECONDS.toNanos(1));
 
         ExecutorService callers = executor();
@@ -565,7 +565,7 @@ class TestHedger
 
     private Hedger hedger(ExecutorService pool, double maxRatio)
     {
-        return new Hedger(pool, new HedgeBudget(maxRatio, new TestingTicker()), stats, Ticker.systemTicker());
+        return new Hedger(pool, new HedgeBudget(maxRatio, 0, new TestingTicker()), stats, Ticker.systemTicker());
     }
 
     // as HedgedReads's pool: no core threads, no queue

@@ -12,6 +12,8 @@ import java.io.Writer;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -45,7 +47,9 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * </ul>
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
- * Usage: {@code S3Server <data directory> <bucket> <ready file>}
+ * Usage: {@code S3Server [--port <port>] [--serve] <data directory> <bucket> <ready file>}. With {@code --port} it
+ * listens on that port of every address (a container's service) instead of a free loopback port; with {@code --serve}
+ * it keeps serving when its standard input closes (a container has none) and stops when it is killed.
  */
 public final class S3Server
 {
@@ -57,13 +61,27 @@ public final class S3Server
     public static void main(String[] args)
             throws Exception
     {
-        if (args.length != 3) {
-            System.err.println("usage: S3Server <data directory> <bucket> <ready file>");
-            System.exit(2);
+        int port = 0;
+        boolean serve = false;
+        List<String> positional = new ArrayList<>();
+        for (int index = 0; index < args.length; index++) {
+            switch (args[index]) {
+                case "--port" -> {
+                    if (index + 1 == args.length) {
+                        usage();
+                    }
+                    port = Integer.parseInt(args[++index]);
+                }
+                case "--serve" -> serve = true;
+                default -> positional.add(args[index]);
+            }
         }
-        Path dataDirectory = Path.of(args[0]).toAbsolutePath();
-        String bucket = args[1];
-        Path readyFile = Path.of(args[2]).toAbsolutePath();
+        if (positional.size() != 3 || port < 0 || port > 65535) {
+            usage();
+        }
+        Path dataDirectory = Path.of(positional.get(0)).toAbsolutePath();
+        String bucket = positional.get(1);
+        Path readyFile = Path.of(positional.get(2)).toAbsolutePath();
         // a bucket of the filesystem provider is a directory under its base directory
         Files.createDirectories(dataDirectory.resolve(bucket));
 
@@ -76,7 +94,7 @@ public final class S3Server
         BlobStore blobStore = behaviour;
         S3Proxy proxy = S3Proxy.builder()
                 .blobStore(blobStore)
-                .endpoint(URI.create("http://127.0.0.1:0"))
+                .endpoint(URI.create(port == 0 ? "http://127.0.0.1:0" : "http://0.0.0.0:" + port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 // as S3 does, answer requests whose headers ask for what this server does not keep (the AWS SDK asks
                 // listings for x-amz-optional-object-attributes: RestoreStatus, which no object here has)
@@ -153,8 +171,18 @@ public final class S3Server
                 System.out.println("failed " + line + ": " + e);
             }
         }
+        if (serve) {
+            // no commands to come: serve until killed
+            Thread.currentThread().join();
+        }
         proxy.stop();
         context.close();
         System.exit(0);
+    }
+
+    private static void usage()
+    {
+        System.err.println("usage: S3Server [--port <port>] [--serve] <data directory> <bucket> <ready file>");
+        System.exit(2);
     }
 }
