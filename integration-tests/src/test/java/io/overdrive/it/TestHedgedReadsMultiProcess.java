@@ -5,6 +5,7 @@ import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
+import io.overdrive.it.harness.S3Storage;
 import io.overdrive.it.harness.TrinoProcessCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static io.overdrive.it.harness.HiveCatalogs.withHedgedReads;
@@ -46,7 +48,7 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * read pool is static and its file systems are shared between catalogs).
  * <p>
  * Shared scans, on the same cluster (one worker, which every reader of a page shares): concurrent cold scans on slow,
- * bandwidth-limited storage join one remote read per page and answer like stock {@code hive}.
+ * bandwidth-limited storage, HDFS and S3, join one remote read per page and answer like stock {@code hive}.
  */
 @TestInstance(PER_CLASS)
 class TestHedgedReadsMultiProcess
@@ -58,10 +60,12 @@ class TestHedgedReadsMultiProcess
     private static final List<String> HEDGING_CATALOGS = List.of("native", "wrapper", "adaptive");
     private static final int POOL_SIZE = 16;
     private static final String SHARED_SCANS = "shared";
+    private static final String SHARED_SCANS_S3 = "shared_s3";
     private static final String DEFAULTS = "defaults";
     private static final String LIGHT_SCAN = "SELECT count(*), sum(extendedprice * discount), max(shipdate) FROM %s.hedge.scan_lineitem WHERE quantity < 24";
 
     private HdfsCluster hdfs;
+    private S3Storage s3;
     private TrinoProcessCluster cluster;
 
     @BeforeAll
@@ -70,6 +74,11 @@ class TestHedgedReadsMultiProcess
         hdfs = TestingHdfs.shared();
         // small files: Trino reads each whole in one tail read, which Overdrive turns into a positional read for HDFS
         Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/hedged-reads/metastore");
+        s3 = TestingS3.shared();
+        Map<String, String> hiveOnS3 = HiveCatalogs.hiveOnS3(s3, "/hedged-reads-" + System.nanoTime() + "/metastore");
+        // shared scans on S3 without hedging, so that the bytes S3 sends are the scans' own
+        Map<String, String> sharedOnS3 = withPageCache(hiveOnS3, TestingHdfs.workDirectory().resolve("hedged-reads-cache-s3"));
+        sharedOnS3.put("hedged-read.threadpool-size", "0");
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("hedged-reads"))
                 .workers(1)
                 .heapSize("900m")
@@ -81,6 +90,8 @@ class TestHedgedReadsMultiProcess
                 .catalog(DEFAULTS, "overdrive_hive", withPool(hive))
                 // the page cache on, shared scans with their defaults
                 .catalog(SHARED_SCANS, "overdrive_hive", withPageCache(hive, TestingHdfs.workDirectory().resolve("hedged-reads-cache")))
+                .catalog("hive_s3", "hive", hiveOnS3)
+                .catalog(SHARED_SCANS_S3, "overdrive_hive", sharedOnS3)
                 .catalog("tpch", "tpch", Map.of())
                 .start();
         cluster.execute("CREATE SCHEMA hive.hedge");
@@ -91,6 +102,8 @@ class TestHedgedReadsMultiProcess
                 "SELECT orderkey, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
         // one file of a few 1MB pages
         cluster.execute("CREATE TABLE hive.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+        cluster.execute("CREATE SCHEMA hive_s3.hedge");
+        cluster.execute("CREATE TABLE hive_s3.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
     }
 
     private static Map<String, String> withPool(Map<String, String> catalog)
@@ -123,6 +136,8 @@ class TestHedgedReadsMultiProcess
         hdfs.setFailReads(false);
         hdfs.setReadDelay(Duration.ZERO);
         hdfs.clearReadBandwidth();
+        s3.setFirstByteLatency(Duration.ZERO, Duration.ZERO, 0);
+        s3.setBandwidth(0);
     }
 
     @AfterAll
@@ -269,26 +284,42 @@ class TestHedgedReadsMultiProcess
     void concurrentColdScansShareRemoteReads()
             throws Exception
     {
-        List<List<Object>> expected = cluster.query(LIGHT_SCAN.formatted("hive"));
         // storage as slow as a data lake's: a page takes about a second to fetch, so the other scans ask for it meanwhile
         // even when planning them staggers their starts
         hdfs.setReadDelay(Duration.ofMillis(100));
         hdfs.setReadBandwidth(1024 * 1024);
+        assertConcurrentColdScansShare("hive", SHARED_SCANS, hdfs::bytesRead, "DataNode");
+    }
 
-        flushSharedScans();
-        long before = hdfs.bytesRead();
-        assertThat(ResultRows.same(cluster.query(LIGHT_SCAN.formatted(SHARED_SCANS)), expected)).as("one cold scan: same rows as stock hive").isTrue();
-        String mbean = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(SHARED_SCANS);
+    @Test
+    void concurrentColdScansShareS3Reads()
+            throws Exception
+    {
+        // the same on S3: 100 ms before each GET's first byte, 1 MB/s for all GETs together
+        s3.setFirstByteLatency(Duration.ofMillis(100), Duration.ZERO, 0);
+        s3.setBandwidth(1024 * 1024);
+        assertConcurrentColdScansShare("hive_s3", SHARED_SCANS_S3, s3::getBytes, "S3 server");
+    }
+
+    // one cold scan of the shared catalog, then five at once: as many storage bytes as one, give or take half
+    private void assertConcurrentColdScansShare(String stock, String shared, LongSupplier storageBytes, String storage)
+            throws Exception
+    {
+        List<List<Object>> expected = cluster.query(LIGHT_SCAN.formatted(stock));
+        flushSharedScans(shared);
+        long before = storageBytes.getAsLong();
+        assertThat(ResultRows.same(cluster.query(LIGHT_SCAN.formatted(shared)), expected)).as("one cold scan: same rows as stock hive").isTrue();
+        String mbean = "io.overdrive.cache.scan:type=SharedScanStats,name=%s,*".formatted(shared);
         // read-ahead the scan started may still run: its pages would count in the next run
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (cluster.sumOverWorkers(mbean, "PagesInFlight") > 0 && System.nanoTime() < deadline) {
             sleepUninterruptibly(100, MILLISECONDS);
         }
-        long oneScan = hdfs.bytesRead() - before;
+        long oneScan = storageBytes.getAsLong() - before;
 
-        flushSharedScans();
+        flushSharedScans(shared);
         long coalescedBefore = cluster.sumOverWorkers(mbean, "CoalescedReads");
-        before = hdfs.bytesRead();
+        before = storageBytes.getAsLong();
         ExecutorService executor = Executors.newFixedThreadPool(5);
         try {
             CountDownLatch go = new CountDownLatch(1);
@@ -296,7 +327,7 @@ class TestHedgedReadsMultiProcess
             for (int scan = 0; scan < 5; scan++) {
                 scans.add(executor.submit(() -> {
                     go.await();
-                    return cluster.query(LIGHT_SCAN.formatted(SHARED_SCANS));
+                    return cluster.query(LIGHT_SCAN.formatted(shared));
                 }));
             }
             go.countDown();
@@ -307,17 +338,17 @@ class TestHedgedReadsMultiProcess
         finally {
             executor.shutdownNow();
         }
-        long fiveScans = hdfs.bytesRead() - before;
+        long fiveScans = storageBytes.getAsLong() - before;
         long coalesced = cluster.sumOverWorkers(mbean, "CoalescedReads") - coalescedBefore;
-        System.out.printf("[overdrive-it] shared scans: one cold scan %s bytes from the DataNodes, 5 concurrent %s (%.2fx), %s coalesced page reads%n",
-                oneScan, fiveScans, (double) fiveScans / oneScan, coalesced);
+        System.out.printf("[overdrive-it] shared scans: one cold scan %s bytes from the %s, 5 concurrent %s (%.2fx), %s coalesced page reads%n",
+                oneScan, storage, fiveScans, (double) fiveScans / oneScan, coalesced);
         assertThat(coalesced).as("page reads served by another scan's fetch").isPositive();
-        assertThat((double) fiveScans).as("DataNode bytes of 5 concurrent cold scans against one's (%s)", oneScan).isLessThanOrEqualTo(1.5 * oneScan);
+        assertThat((double) fiveScans).as("%s bytes of 5 concurrent cold scans against one's (%s)", storage, oneScan).isLessThanOrEqualTo(1.5 * oneScan);
     }
 
-    private void flushSharedScans()
+    private void flushSharedScans(String catalog)
     {
-        cluster.query("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(SHARED_SCANS));
+        cluster.query("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(catalog));
     }
 
     private void assertSameAsHive(String catalog)
