@@ -29,21 +29,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
+import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
 /**
- * What an operator's cluster must show, run against a coordinator and two workers over HDFS: in containers
- * ({@code TestClusterScenariosOnContainers}) and, where Docker cannot start, the same on local processes
- * ({@link TestClusterScenariosOnProcesses}). Catalogs: stock {@code hive} and {@code overdrive} (overdrive_hive with the
- * page cache and soft affinity), over the same tables; metrics are read the way Prometheus reads them, at
+ * What an operator's cluster must show, run against a coordinator and two workers over HDFS and an S3 server: in
+ * containers ({@code TestClusterScenariosOnContainers}, the S3 server a container of its own) and the same on local
+ * processes ({@link TestClusterScenariosOnProcesses}). Catalogs: stock {@code hive} and {@code overdrive} (overdrive_hive
+ * with the page cache and soft affinity), over the same tables; metrics are read the way Prometheus reads them, at
  * {@code /metrics}.
  */
 @TestInstance(PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class ClusterScenarios
 {
+    public static final String S3_BUCKET = "lake";
     private static final String PAGE_CACHE = "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_";
     private static final String PLACEMENT = "JMX_io_overdrive_scheduler_affinity_NAME_overdrive_TYPE_PlacementStats_ATTRIBUTE_";
     private static final List<String> QUERIES = List.of(
@@ -54,14 +56,30 @@ public abstract class ClusterScenarios
     private ScenarioCluster cluster;
 
     /**
-     * Starts the cluster with the catalogs {@code catalogs} gives for the NameNode's {@code hdfs://host:port} (name to
-     * properties, {@code connector.name} among them).
+     * Starts the cluster with the catalogs {@code catalogs} gives for its storage (name to properties,
+     * {@code connector.name} among them).
      */
-    protected abstract ScenarioCluster startCluster(Function<URI, Map<String, Map<String, String>>> catalogs);
+    protected abstract ScenarioCluster startCluster(Function<Storage, Map<String, Map<String, String>>> catalogs);
 
-    public static Map<String, Map<String, String>> catalogs(URI nameNode)
+    /**
+     * Where the cluster's tables are: the NameNode's {@code hdfs://host:port}, which also holds the metastore, and the
+     * catalog properties of an S3 server with the bucket {@value #S3_BUCKET}.
+     */
+    public record Storage(URI nameNode, Map<String, String> s3)
     {
-        Map<String, String> hive = HiveCatalogs.hiveOnHdfs(nameNode, "/scenarios/metastore");
+        public Storage
+        {
+            requireNonNull(nameNode, "nameNode is null");
+            s3 = Map.copyOf(s3);
+        }
+    }
+
+    public static Map<String, Map<String, String>> catalogs(Storage storage)
+    {
+        Map<String, String> hive = new LinkedHashMap<>(HiveCatalogs.hiveOnHdfs(storage.nameNode(), "/scenarios/metastore"));
+        hive.putAll(storage.s3());
+        // tables outside the metastore's directory (on S3) are external tables, written too
+        hive.put("hive.non-managed-table-writes-enabled", "true");
         Map<String, String> overdrive = HiveCatalogs.withEveryFeature(hive, "100ms");
         // each page is cached on its first read and before the read returns, so that the second run of a query is
         // served from the caches as soon as the first has finished (the defaults admit a page on its second read and
@@ -120,8 +138,24 @@ public abstract class ClusterScenarios
     void secondRunIsServedFromTheWorkersCachesWhereSoftAffinityPlacedIt()
     {
         execute("CREATE TABLE hive.scenarios.lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
-        String sql = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.scenarios.lineitem GROUP BY 1, 2 ORDER BY 1, 2";
+        assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt("scenarios.lineitem");
+    }
 
+    @Test
+    @Order(3)
+    void onS3TheSecondRunIsServedFromTheWorkersCaches()
+    {
+        // a table in the S3 server's bucket; an external one, as the metastore stays on HDFS and Trino's file metastore
+        // reads a managed table from under its own directory
+        execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
+                .formatted(S3_BUCKET, System.nanoTime()));
+        assertThat(query("SELECT DISTINCT substr(\"$path\", 1, 5) FROM hive.scenarios.lineitem_s3")).containsExactly(List.of("s3://"));
+        assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt("scenarios.lineitem_s3");
+    }
+
+    private void assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt(String table)
+    {
+        String sql = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.%s GROUP BY 1, 2 ORDER BY 1, 2".formatted(table);
         List<Map<String, Double>> before = workerMetrics();
         double placedBefore = coordinatorMetric(PLACEMENT + "Preferred_TotalCount");
         List<List<Object>> first = query(sql);
@@ -144,7 +178,7 @@ public abstract class ClusterScenarios
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void killedWorkerFailsNoLaterQuery()
             throws Exception
     {

@@ -1,5 +1,6 @@
 package io.overdrive.it.containers;
 
+import io.overdrive.it.ClusterScenarios;
 import io.overdrive.it.ScenarioCluster;
 import io.overdrive.it.harness.TrinoProcessCluster;
 import org.testcontainers.DockerClientFactory;
@@ -22,7 +23,7 @@ import java.util.stream.Collectors;
 import static java.util.Objects.requireNonNull;
 
 /**
- * HDFS (a NameNode and a DataNode) and Trino (a coordinator and workers) as containers of the images
+ * HDFS (a NameNode and a DataNode), an S3 server and Trino (a coordinator and workers) as containers of the images
  * {@code docker/images.sh} builds, started through Testcontainers. The daemon here only does host networking, so every
  * container listens on loopback ports of its own, picked free.
  */
@@ -45,8 +46,11 @@ public final class ContainerCluster
         this.workers = List.copyOf(workers);
     }
 
-    /** Starts HDFS, then Trino with the catalogs {@code catalogs} gives for the NameNode's {@code hdfs://} address. */
-    public static ContainerCluster start(DockerImages.Tags images, int workers, Function<URI, Map<String, Map<String, String>>> catalogs)
+    /**
+     * Starts HDFS and the S3 server (the bucket {@link ClusterScenarios#S3_BUCKET}), then Trino with the catalogs
+     * {@code catalogs} gives for them.
+     */
+    public static ContainerCluster start(DockerImages.Tags images, int workers, Function<ClusterScenarios.Storage, Map<String, Map<String, String>>> catalogs)
     {
         requireNonNull(images, "images is null");
         List<GenericContainer<?>> started = new ArrayList<>();
@@ -68,7 +72,20 @@ public final class ContainerCluster
                     .withCommand("datanode")
                     .waitingFor(Wait.forLogMessage(".*Successfully sent block report.*\\n", 1).withStartupTimeout(STARTUP)));
 
-            Map<String, Map<String, String>> catalogFiles = catalogs.apply(nameNode);
+            int s3Port = TrinoProcessCluster.freePort();
+            start(started, container(images.s3(), "s3")
+                    .withEnv(Map.of("S3_PORT", Integer.toString(s3Port), "S3_BUCKET", ClusterScenarios.S3_BUCKET))
+                    .waitingFor(Wait.forLogMessage(".*S3 server listening.*\\n", 1).withStartupTimeout(STARTUP)));
+            // the keys the image's server signs requests with (docker/s3/entrypoint.sh)
+            Map<String, String> s3 = Map.of(
+                    "fs.native-s3.enabled", "true",
+                    "s3.endpoint", "http://127.0.0.1:" + s3Port,
+                    "s3.region", "us-east-1",
+                    "s3.path-style-access", "true",
+                    "s3.aws-access-key", "overdrive",
+                    "s3.aws-secret-key", "overdrive-secret");
+
+            Map<String, Map<String, String>> catalogFiles = catalogs.apply(new ClusterScenarios.Storage(nameNode, s3));
             int coordinatorPort = TrinoProcessCluster.freePort();
             start(started, trino(images, "coordinator", true, coordinatorPort, coordinatorPort, catalogFiles));
             List<Worker> workerNodes = new ArrayList<>();
