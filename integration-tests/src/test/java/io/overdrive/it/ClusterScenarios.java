@@ -39,7 +39,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * containers ({@code TestClusterScenariosOnContainers}, the S3 server a container of its own) and the same on local
  * processes ({@link TestClusterScenariosOnProcesses}). Catalogs: stock {@code hive} and {@code overdrive} (overdrive_hive
  * with the page cache and soft affinity), over the same tables; metrics are read the way Prometheus reads them, at
- * {@code /metrics}.
+ * {@code /metrics}. The scenarios run in order on one cluster: the same rows, warm runs from the caches where soft
+ * affinity placed the pages (on HDFS and on S3), the caches restored after every worker restarted, a worker killed.
  */
 @TestInstance(PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -52,8 +53,10 @@ public abstract class ClusterScenarios
             "SELECT orderpriority, count(*), sum(totalprice) FROM %s.scenarios.orders GROUP BY 1 ORDER BY 1",
             "SELECT c.mktsegment, count(*), max(o.totalprice) FROM %1$s.scenarios.orders o JOIN %1$s.scenarios.customer c ON o.custkey = c.custkey GROUP BY 1 ORDER BY 1",
             "SELECT count(*), min(orderkey), max(orderkey), sum(custkey) FROM %s.scenarios.orders WHERE orderdate >= DATE '1995-01-01'");
+    private static final String LINEITEM_QUERY = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.%s GROUP BY 1, 2 ORDER BY 1, 2";
 
     private ScenarioCluster cluster;
+    private String s3Table;
 
     /**
      * Starts the cluster with the catalogs {@code catalogs} gives for its storage (name to properties,
@@ -145,17 +148,60 @@ public abstract class ClusterScenarios
     @Order(3)
     void onS3TheSecondRunIsServedFromTheWorkersCaches()
     {
-        // a table in the S3 server's bucket; an external one, as the metastore stays on HDFS and Trino's file metastore
-        // reads a managed table from under its own directory
-        execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
-                .formatted(S3_BUCKET, System.nanoTime()));
-        assertThat(query("SELECT DISTINCT substr(\"$path\", 1, 5) FROM hive.scenarios.lineitem_s3")).containsExactly(List.of("s3://"));
-        assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt("scenarios.lineitem_s3");
+        assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt(s3Table());
+    }
+
+    @Test
+    @Order(4)
+    void afterTheWorkersRestartTheirRestoredCachesServeTheS3TableWithoutAGet()
+    {
+        String sql = LINEITEM_QUERY.formatted(s3Table());
+        List<List<Object>> expected = query(sql.replace("overdrive.", "hive."));
+        // every page the query needs is in the workers' caches (the cache writes each page before the read returns)
+        assertThat(ResultRows.same(query(sql), expected)).isTrue();
+        List<Map<String, Double>> before = workerMetrics();
+        assertThat(sum(before.stream().map(metrics -> metrics.getOrDefault("BytesCached", 0.0)).toList())).as("bytes cached before the restart").isPositive();
+
+        long start = System.nanoTime();
+        cluster.restartWorkers();
+        // the restore runs in the background; a read of a page it has not reached restores that page itself, and waiting
+        // for the end makes the count of restored pages whole
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (workerMetrics().stream().anyMatch(metrics -> metrics.getOrDefault("RestoresRunning", 1.0) > 0) && System.nanoTime() < deadline) {
+            sleepUninterruptibly(200, MILLISECONDS);
+        }
+        System.out.printf("[overdrive-it] %s: workers restarted and restored in %.1fs%n", getClass().getSimpleName(), (System.nanoTime() - start) / 1e9);
+        List<Map<String, Double>> restored = workerMetrics();
+        for (int worker = 0; worker < restored.size(); worker++) {
+            assertThat(restored.get(worker).getOrDefault("RestoresRunning", 1.0)).as("worker %s's restore running", worker).isZero();
+            assertThat(restored.get(worker).getOrDefault("RestoreDiscardedCorrupt", 0.0)).as("worker %s's pages found damaged", worker).isZero();
+        }
+        assertThat(sum(restored.stream().map(metrics -> metrics.getOrDefault("PagesRestored", 0.0)).toList())).as("pages restored").isPositive();
+
+        assertThat(ResultRows.same(query(sql), expected)).as("rows after the restart").isTrue();
+        List<Map<String, Double>> after = workerMetrics();
+        assertThat(sum(delta(restored, after, "BytesFromRemote"))).as("bytes read from S3 after the restart").isZero();
+        assertThat(sum(delta(restored, after, "BytesFromCache"))).as("bytes read from the restored caches").isPositive();
+    }
+
+    /**
+     * A table in the S3 server's bucket, created on first use; an external one, as the metastore stays on HDFS and Trino's
+     * file metastore reads a managed table from under its own directory.
+     */
+    private String s3Table()
+    {
+        if (s3Table == null) {
+            execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
+                    .formatted(S3_BUCKET, System.nanoTime()));
+            assertThat(query("SELECT DISTINCT substr(\"$path\", 1, 5) FROM hive.scenarios.lineitem_s3")).containsExactly(List.of("s3://"));
+            s3Table = "scenarios.lineitem_s3";
+        }
+        return s3Table;
     }
 
     private void assertSecondRunServedFromTheCachesWhereSoftAffinityPlacedIt(String table)
     {
-        String sql = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.%s GROUP BY 1, 2 ORDER BY 1, 2".formatted(table);
+        String sql = LINEITEM_QUERY.formatted(table);
         List<Map<String, Double>> before = workerMetrics();
         double placedBefore = coordinatorMetric(PLACEMENT + "Preferred_TotalCount");
         List<List<Object>> first = query(sql);
@@ -178,7 +224,7 @@ public abstract class ClusterScenarios
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void killedWorkerFailsNoLaterQuery()
             throws Exception
     {

@@ -57,6 +57,12 @@ public interface ScenarioCluster
     /** Kills a worker as a crash would, without a graceful shutdown. */
     void killWorker(int index);
 
+    /**
+     * Stops every worker as an operator's restart does (its shutdown hooks run), starts it again with the same node id,
+     * port and files (its page cache directory among them), and returns once the coordinator counts every node active.
+     */
+    void restartWorkers();
+
     @Override
     void close();
 }

@@ -63,6 +63,12 @@ class TestClusterScenariosOnProcesses
             }
 
             @Override
+            public void restartWorkers()
+            {
+                trino.restartWorkers(worker -> {});
+            }
+
+            @Override
             public void close()
             {
                 trino.close();

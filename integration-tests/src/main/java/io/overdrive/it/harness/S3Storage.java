@@ -88,6 +88,15 @@ public final class S3Storage
      */
     public Map<String, String> catalogProperties()
     {
+        return catalogProperties(endpoint, accessKey, secretKey);
+    }
+
+    /**
+     * The catalog properties that read an S3 server at {@code endpoint} (such as the S3 image's container) through Trino's
+     * native S3 file system, signing with the given keys: path-style access, region {@code us-east-1}.
+     */
+    public static Map<String, String> catalogProperties(URI endpoint, String accessKey, String secretKey)
+    {
         return ImmutableMap.<String, String>builder()
                 .put("fs.native-s3.enabled", "true")
                 .put("s3.endpoint", endpoint.toString())

@@ -2,6 +2,7 @@ package io.overdrive.it.containers;
 
 import io.overdrive.it.ClusterScenarios;
 import io.overdrive.it.ScenarioCluster;
+import io.overdrive.it.harness.S3Storage;
 import io.overdrive.it.harness.TrinoProcessCluster;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -77,13 +78,7 @@ public final class ContainerCluster
                     .withEnv(Map.of("S3_PORT", Integer.toString(s3Port), "S3_BUCKET", ClusterScenarios.S3_BUCKET))
                     .waitingFor(Wait.forLogMessage(".*S3 server listening.*\\n", 1).withStartupTimeout(STARTUP)));
             // the keys the image's server signs requests with (docker/s3/entrypoint.sh)
-            Map<String, String> s3 = Map.of(
-                    "fs.native-s3.enabled", "true",
-                    "s3.endpoint", "http://127.0.0.1:" + s3Port,
-                    "s3.region", "us-east-1",
-                    "s3.path-style-access", "true",
-                    "s3.aws-access-key", "overdrive",
-                    "s3.aws-secret-key", "overdrive-secret");
+            Map<String, String> s3 = S3Storage.catalogProperties(URI.create("http://127.0.0.1:" + s3Port), "overdrive", "overdrive-secret");
 
             Map<String, Map<String, String>> catalogFiles = catalogs.apply(new ClusterScenarios.Storage(nameNode, s3));
             int coordinatorPort = TrinoProcessCluster.freePort();
@@ -171,6 +166,19 @@ public final class ContainerCluster
     public void killWorker(int index)
     {
         DockerClientFactory.instance().client().killContainerCmd(workers.get(index).container().getContainerId()).exec();
+    }
+
+    @Override
+    public void restartWorkers()
+    {
+        // docker restart keeps each container's files, the page cache directory under /opt/trino among them; the
+        // entrypoint execs the JVM, so the stop's SIGTERM runs Trino's shutdown hooks
+        for (Worker worker : workers) {
+            DockerClientFactory.instance().client().restartContainerCmd(worker.container().getContainerId()).exec();
+        }
+        if (!awaitActiveNodes(workers.size() + 1, STARTUP)) {
+            throw new IllegalStateException("Trino did not see %s active nodes within %s of restarting its workers".formatted(workers.size() + 1, STARTUP));
+        }
     }
 
     @Override
