@@ -267,13 +267,14 @@ class TestHedgedReadsMultiProcess
                     .hasMessageContaining("hedge/lineitem"));
         }
         hdfs.setFailReads(false);
-        // nothing left reading: every hedged read thread of the worker idles in its pool, no DataNode serves a stream
+        // nothing left reading: no read or hedge of the worker's wrapper runs, no DataNode serves a stream
         int workerJmx = cluster.workers().getFirst().jmxPort();
+        String hedgeStats = "io.overdrive.cache.hedge:type=HedgedReadStats,*";
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while ((!JmxAttributes.busyThreads(workerJmx, "hedged-read-").isEmpty() || hdfs.activeTransfers() > transfersBefore) && System.nanoTime() < deadline) {
+        while ((JmxAttributes.sum(workerJmx, hedgeStats, "AttemptsRunning") > 0 || hdfs.activeTransfers() > transfersBefore) && System.nanoTime() < deadline) {
             sleepUninterruptibly(200, MILLISECONDS);
         }
-        assertThat(JmxAttributes.busyThreads(workerJmx, "hedged-read-")).as("hedged read threads still reading").isEmpty();
+        assertThat(JmxAttributes.sum(workerJmx, hedgeStats, "AttemptsRunning")).as("hedged read attempts still running").isZero();
         assertThat(hdfs.activeTransfers()).as("DataNode transfers still open").isLessThanOrEqualTo(transfersBefore);
         for (String catalog : HEDGING_CATALOGS) {
             assertSameAsHive(catalog);

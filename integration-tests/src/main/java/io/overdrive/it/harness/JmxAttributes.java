@@ -10,10 +10,7 @@ import javax.management.remote.JMXServiceURL;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -102,22 +99,6 @@ public final class JmxAttributes
                         .collect(toCollection(TreeSet::new)));
             }
             return attributes;
-        });
-    }
-
-    /**
-     * The threads of the node whose names start with {@code prefix} and that are doing something: not idle in a pool,
-     * waiting for a task. A read that leaked or hangs shows here.
-     */
-    public static List<String> busyThreads(int port, String prefix)
-    {
-        return withServer(port, server -> {
-            ThreadMXBean threads = ManagementFactory.newPlatformMXBeanProxy(server, ManagementFactory.THREAD_MXBEAN_NAME, ThreadMXBean.class);
-            return Arrays.stream(threads.dumpAllThreads(false, false))
-                    .filter(thread -> thread.getThreadName().startsWith(prefix))
-                    .filter(thread -> Arrays.stream(thread.getStackTrace()).noneMatch(frame -> frame.getMethodName().equals("getTask") && frame.getClassName().endsWith("ThreadPoolExecutor")))
-                    .map(thread -> thread.getThreadName() + " " + thread.getThreadState() + " " + Arrays.toString(thread.getStackTrace()))
-                    .toList();
         });
     }
 

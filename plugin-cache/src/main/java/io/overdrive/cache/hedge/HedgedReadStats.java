@@ -28,6 +28,8 @@ public class HedgedReadStats
     private final AtomicLong unhedgedPoolFull = new AtomicLong();
     private final AtomicLong bothFailed = new AtomicLong();
     private final AtomicLong wastedBytes = new AtomicLong();
+    private final AtomicLong attemptsRunning = new AtomicLong();
+    private final AtomicLong abandonedAttemptsStopped = new AtomicLong();
     private final CounterStat readFailures = new CounterStat();
     private final TimeStat readLatency = new TimeStat(MILLISECONDS);
     private final TimeStat primaryLatency = new TimeStat(MILLISECONDS);
@@ -84,6 +86,19 @@ public class HedgedReadStats
     void recordWastedBytes(long bytes)
     {
         wastedBytes.addAndGet(bytes);
+    }
+
+    void recordAttemptStarted()
+    {
+        attemptsRunning.incrementAndGet();
+    }
+
+    void recordAttemptFinished(boolean stoppedWhenAbandoned)
+    {
+        attemptsRunning.decrementAndGet();
+        if (stoppedWhenAbandoned) {
+            abandonedAttemptsStopped.incrementAndGet();
+        }
     }
 
     void recordReadLatency(long nanos)
@@ -183,6 +198,18 @@ public class HedgedReadStats
     public long getWastedBytes()
     {
         return wastedBytes.get();
+    }
+
+    @Managed(description = "Reads and hedges running now on the hedged read pool or in a reading thread")
+    public long getAttemptsRunning()
+    {
+        return attemptsRunning.get();
+    }
+
+    @Managed(description = "Attempts no longer wanted (a hedge's loser, the reads of a query cancelled) that an interrupt stopped before they had read their range")
+    public long getAbandonedAttemptsStopped()
+    {
+        return abandonedAttemptsStopped.get();
     }
 
     @Managed(description = "The highest current hedge threshold over the storages read, in milliseconds")

@@ -230,9 +230,16 @@ public final class HedgedReads
         }
     }
 
-    private static ExecutorService pool(String catalogName, int size)
+    /**
+     * The hedged read pool: at most {@code size} reads at a time, on virtual threads. An attempt no longer wanted (a
+     * hedge's loser) is stopped by an interrupt, and only a virtual thread's socket read gives way to one: the socket is
+     * closed and the read fails at once, so that an HTTP client's GET waiting for its first byte (S3, GCS, Azure) is
+     * dropped instead of read to its end. A platform thread stays blocked in the read until the storage answers. HDFS's
+     * channels stop on an interrupt on either kind of thread.
+     */
+    static ExecutorService pool(String catalogName, int size)
     {
         // no queue: a read that finds every thread busy runs in the reading thread, as in HDFS
-        return new ThreadPoolExecutor(0, Math.max(1, size), 60, SECONDS, new SynchronousQueue<>(), daemonThreadsNamed("hedged-read-" + catalogName + "-%s"));
+        return new ThreadPoolExecutor(0, Math.max(1, size), 60, SECONDS, new SynchronousQueue<>(), Thread.ofVirtual().name("hedged-read-" + catalogName + "-", 0).factory());
     }
 }

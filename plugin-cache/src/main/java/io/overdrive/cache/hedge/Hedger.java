@@ -21,8 +21,9 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * Runs a read and, once it has run past its threshold, a second identical one (the hedge); the first to succeed wins.
  * As in HDFS's {@code DFSInputStream.hedgedFetchBlockByteRange}, both run on the hedged read pool, so the reading thread
  * returns as soon as either succeeds; a read that finds the pool full runs in the reading thread, unhedged, and a hedge
- * that finds it full runs in the reading thread (HDFS's {@code HedgedReadOpsInCurThread}). The loser is interrupted, and
- * its resources are released once it stops, whenever that is; so are those of every attempt of a read that fails or
+ * that finds it full runs in the reading thread (HDFS's {@code HedgedReadOpsInCurThread}). The loser is interrupted (on
+ * the pool's virtual threads that closes a socket it is blocked in, see {@link HedgedReads#pool}), and its resources are
+ * released once it stops, whenever that is; so are those of every attempt of a read that fails or
  * whose caller is interrupted. A hedge starts only within the {@link HedgeBudget}.
  */
 final class Hedger
@@ -232,6 +233,7 @@ final class Hedger
                 started = true;
                 runner = Thread.currentThread();
             }
+            stats.recordAttemptStarted();
             Throwable failure = null;
             try {
                 attempt.run();
@@ -242,15 +244,18 @@ final class Hedger
             long latency = ticker.read() - createdAt;
             this.failure = failure;
             boolean release;
+            boolean stopped;
             synchronized (this) {
                 runner = null;
                 finished = true;
                 release = abandoned;
+                stopped = interruptedByAbandon && failure != null;
                 if (interruptedByAbandon) {
                     // the interrupt was ours, to stop this attempt; the thread goes on serving others
                     Thread.interrupted();
                 }
             }
+            stats.recordAttemptFinished(stopped);
             if (failure == null) {
                 if (hedge) {
                     stats.recordHedgeLatency(latency);

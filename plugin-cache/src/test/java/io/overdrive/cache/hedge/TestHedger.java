@@ -8,6 +8,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * {@link Hedger} on a real pool shaped as {@link HedgedReads}'s (no core threads, a {@link SynchronousQueue}), with
+ * {@link Hedger} on {@link HedgedReads}'s own pool (virtual threads, no core threads, a {@link SynchronousQueue}), with
  * attempts that record how often they ran and were released. Ordering is by latches; the thresholds are either far
  * above (10s, no hedge) or far below (10ms) what an attempt takes, and a slow attempt blocks until the test lets it go.
  */
@@ -563,15 +567,73 @@ class TestHedger
         assertThat(stats.getBothFailed()).as(context).isPositive();
     }
 
+    @Test
+    void loserBlockedInASocketReadIsStoppedAndItsConnectionClosed()
+            throws Exception
+    {
+        Hedger hedger = hedger(pool(2), 1);
+        try (ServerSocket storage = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            // the primary: a GET whose answer never comes, as from a storage endpoint that stalls before the first byte
+            CountDownLatch released = new CountDownLatch(1);
+            CountDownLatch requestSent = new CountDownLatch(1);
+            AtomicReference<Throwable> primaryFailure = new AtomicReference<>();
+            Hedger.Attempt primary = new Hedger.Attempt()
+            {
+                @Override
+                public void run()
+                        throws IOException
+                {
+                    try (Socket socket = new Socket(storage.getInetAddress(), storage.getLocalPort())) {
+                        socket.getOutputStream().write('G');
+                        requestSent.countDown();
+                        socket.getInputStream().read();
+                    }
+                    catch (IOException e) {
+                        primaryFailure.set(e);
+                        throw e;
+                    }
+                }
+
+                @Override
+                public long bytesRead()
+                {
+                    return 0;
+                }
+
+                @Override
+                public void release()
+                {
+                    released.countDown();
+                }
+            };
+            // the hedge wins once the primary's request is out, so that the primary is stopped waiting for the answer
+            TestAttempt hedge = new TestAttempt("hedge", _ -> await(requestSent));
+
+            assertThat(hedger.read(primary, new HedgeSupplier(() -> hedge), SOON)).isSameAs(hedge);
+
+            try (Socket request = storage.accept()) {
+                request.setSoTimeout(10_000);
+                assertThat(request.getInputStream().read()).isEqualTo('G');
+                // the storage sees the loser's connection closed, without having answered: the read was dropped, not waited out
+                assertThat(request.getInputStream().read()).as("the loser's connection").isEqualTo(-1);
+            }
+            await(released);
+            assertThat(primaryFailure.get()).isInstanceOf(SocketException.class);
+            assertThat(stats.getAbandonedAttemptsStopped()).isEqualTo(1);
+            assertThat(stats.getAttemptsRunning()).isZero();
+            assertThat(stats.getWastedBytes()).isZero();
+        }
+    }
+
     private Hedger hedger(ExecutorService pool, double maxRatio)
     {
         return new Hedger(pool, new HedgeBudget(maxRatio, 0, new TestingTicker()), stats, Ticker.systemTicker());
     }
 
-    // as HedgedReads's pool: no core threads, no queue
+    // HedgedReads's pool: no core threads, no queue, virtual threads
     private ThreadPoolExecutor pool(int size)
     {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, size, 60, SECONDS, new SynchronousQueue<>(), daemonThreadsNamed("test-hedged-read-%s"));
+        ThreadPoolExecutor pool = (ThreadPoolExecutor) HedgedReads.pool("test", size);
         executors.add(pool);
         return pool;
     }

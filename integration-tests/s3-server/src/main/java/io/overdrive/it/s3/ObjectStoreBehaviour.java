@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The server's object reads, made to behave like a remote object store's: a first-byte latency with a heavy tail, a
  * slow endpoint that a share of the reads reach, every n-th read slow or throttled (503 Slow Down), a bandwidth shared by
- * all reads, and counts of the reads and bytes served. Everything else passes through unchanged.
+ * all reads, and counts of the reads served and of the object bytes sent (as they are sent: a read whose client closed
+ * its connection stops being counted where its sending stopped). Everything else passes through unchanged.
  */
 final class ObjectStoreBehaviour
         extends ForwardingBlobStore
@@ -145,55 +146,54 @@ final class ObjectStoreBehaviour
             }
         }
         Blob blob = delegate().getBlob(container, name, options);
-        if (blob != null) {
-            getRequests.incrementAndGet();
-            Long length = blob.getPayload().getContentMetadata().getContentLength();
-            getBytes.addAndGet(length == null ? 0 : length);
-            Optional<RateLimiter> limiter = bandwidth;
-            if (limiter.isPresent()) {
-                return throttled(blob, limiter.get());
-            }
+        if (blob == null) {
+            return null;
         }
-        return blob;
+        getRequests.incrementAndGet();
+        return sending(blob, bandwidth, getBytes);
     }
 
-    // the object's bytes, sent no faster than the limiter lets all reads together send them. A new blob around the same
-    // metadata: setting another payload on the provider's blob would close the payload being wrapped
-    private static Blob throttled(Blob blob, RateLimiter limiter)
+    // the object's bytes, counted in sent as the server reads them to send them (a GET whose client went away stops
+    // being sent, and counted, at its next write), no faster than the limiter, if any, lets all reads together send
+    // them. A new blob around the same metadata: setting another payload on the provider's blob would close the payload
+    // being wrapped
+    private static Blob sending(Blob blob, Optional<RateLimiter> limiter, AtomicLong sent)
     {
-        BlobImpl throttled = new BlobImpl(blob.getMetadata());
-        throttled.setPayload(new DelegatingPayload(blob.getPayload())
+        BlobImpl sending = new BlobImpl(blob.getMetadata());
+        sending.setPayload(new DelegatingPayload(blob.getPayload())
         {
             @Override
             public InputStream openStream()
                     throws IOException
             {
-                return new ThrottledInputStream(super.openStream(), limiter);
+                return new SendingInputStream(super.openStream(), limiter, sent);
             }
 
             @Override
             @SuppressWarnings("deprecation")
             public InputStream getInput()
             {
-                return new ThrottledInputStream(super.getInput(), limiter);
+                return new SendingInputStream(super.getInput(), limiter, sent);
             }
         });
-        throttled.setAllHeaders(blob.getAllHeaders());
-        return throttled;
+        sending.setAllHeaders(blob.getAllHeaders());
+        return sending;
     }
 
-    private static final class ThrottledInputStream
+    private static final class SendingInputStream
             extends FilterInputStream
     {
-        // at most this much is read, and paid for, at a time
+        // at most this much is read, paid for and counted at a time
         private static final int CHUNK = 64 * 1024;
 
-        private final RateLimiter limiter;
+        private final Optional<RateLimiter> limiter;
+        private final AtomicLong sent;
 
-        ThrottledInputStream(InputStream in, RateLimiter limiter)
+        SendingInputStream(InputStream in, Optional<RateLimiter> limiter, AtomicLong sent)
         {
             super(in);
             this.limiter = limiter;
+            this.sent = sent;
         }
 
         @Override
@@ -202,7 +202,8 @@ final class ObjectStoreBehaviour
         {
             int value = super.read();
             if (value >= 0) {
-                limiter.acquire(1);
+                limiter.ifPresent(rate -> rate.acquire(1));
+                sent.incrementAndGet();
             }
             return value;
         }
@@ -213,9 +214,23 @@ final class ObjectStoreBehaviour
         {
             int read = super.read(buffer, offset, Math.min(length, CHUNK));
             if (read > 0) {
-                limiter.acquire(read);
+                limiter.ifPresent(rate -> rate.acquire(read));
+                sent.addAndGet(read);
             }
             return read;
+        }
+
+        @Override
+        public long skip(long n)
+                throws IOException
+        {
+            // never called by the server on a ranged read; reading keeps the count and the rate right if it is
+            if (n <= 0) {
+                return 0;
+            }
+            byte[] discard = new byte[(int) Math.min(n, CHUNK)];
+            int read = read(discard, 0, discard.length);
+            return Math.max(read, 0);
         }
     }
 }

@@ -42,8 +42,9 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * <li>{@code slow-down <n>}: every n-th GET is refused with 503 Slow Down, as S3 throttles a busy prefix
  * ({@code slow-down off});</li>
  * <li>{@code get-requests} answers {@code answer get-requests = <n>}, the object GETs served (each range request is
- * one); {@code get-bytes} answers {@code answer get-bytes = <n>}, the object bytes they sent; {@code slow-downs}
- * answers {@code answer slow-downs = <n>}, the GETs refused.</li>
+ * one); {@code get-bytes} answers {@code answer get-bytes = <n>}, the object bytes they sent, counted as they are sent
+ * (a GET whose client went away counts what was sent until then); {@code slow-downs} answers
+ * {@code answer slow-downs = <n>}, the GETs refused.</li>
  * </ul>
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>

@@ -1,0 +1,63 @@
+package io.overdrive.it.s3;
+
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.jclouds.blobstore.domain.Blob;
+import org.jclouds.blobstore.options.GetOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Properties;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The server's counts over jclouds' file system provider, as the server runs it: a ranged GET read to its end counts
+ * exactly its bytes; one whose client goes away counts what was sent until then, not its whole range.
+ */
+class TestObjectStoreBehaviour
+{
+    @TempDir
+    Path directory;
+
+    @Test
+    void countsTheObjectBytesAsTheyAreSent()
+            throws Exception
+    {
+        Properties overrides = new Properties();
+        overrides.setProperty("jclouds.filesystem.basedir", directory.toString());
+        try (BlobStoreContext context = ContextBuilder.newBuilder("filesystem").overrides(overrides).buildView(BlobStoreContext.class)) {
+            ObjectStoreBehaviour store = new ObjectStoreBehaviour(context.getBlobStore());
+            store.createContainerInLocation(null, "bucket");
+            byte[] data = new byte[1 << 20];
+            new Random(1).nextBytes(data);
+            store.putBlob("bucket", store.blobBuilder("object").payload(data).build());
+
+            Blob whole = store.getBlob("bucket", "object", GetOptions.Builder.range(1000, 300_999));
+            try (InputStream in = whole.getPayload().openStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, 1000, 301_000));
+            }
+            assertThat(store.getRequests()).isEqualTo(1);
+            assertThat(store.getBytes()).isEqualTo(300_000);
+
+            // the client takes 100,000 bytes of a 1,000,000-byte range and closes its connection
+            Blob cut = store.getBlob("bucket", "object", GetOptions.Builder.range(0, 999_999));
+            try (InputStream in = cut.getPayload().openStream()) {
+                assertThat(in.readNBytes(100_000)).isEqualTo(Arrays.copyOf(data, 100_000));
+            }
+            assertThat(store.getRequests()).isEqualTo(2);
+            assertThat(store.getBytes()).isEqualTo(400_000);
+
+            // with a bandwidth, the same counts
+            store.setBandwidth(100L << 20);
+            try (InputStream in = store.getBlob("bucket", "object", GetOptions.Builder.range(0, 99_999)).getPayload().openStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOf(data, 100_000));
+            }
+            assertThat(store.getBytes()).isEqualTo(500_000);
+        }
+    }
+}
