@@ -219,18 +219,5 @@ final class ObjectStoreBehaviour
             }
             return read;
         }
-
-        @Override
-        public long skip(long n)
-                throws IOException
-        {
-            // never called by the server on a ranged read; reading keeps the count and the rate right if it is
-            if (n <= 0) {
-                return 0;
-            }
-            byte[] discard = new byte[(int) Math.min(n, CHUNK)];
-            int read = read(discard, 0, discard.length);
-            return Math.max(read, 0);
-        }
     }
 }
