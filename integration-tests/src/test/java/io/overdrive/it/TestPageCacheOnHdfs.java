@@ -7,8 +7,17 @@ import io.trino.Session;
 import io.trino.spi.security.Identity;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
+import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -29,6 +38,7 @@ import static io.trino.testing.TestingAccessControlManager.privilege;
 import static io.trino.tpch.TpchTable.CUSTOMER;
 import static io.trino.tpch.TpchTable.NATION;
 import static io.trino.tpch.TpchTable.ORDERS;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Locale.ENGLISH;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -418,6 +428,74 @@ public class TestPageCacheOnHdfs
             assertThat(s3.getRequests() - requests).as("%s: GETs of the warm query", format).isZero();
             assertThat(s3.getBytes() - bytes).as("%s: bytes the warm query read from S3", format).isZero();
         }
+    }
+
+    @Test
+    void s3ObjectRewrittenUnderTheSameKeyIsNeverServedFromTheCache()
+            throws InterruptedException
+    {
+        S3Storage s3 = TestingS3.shared();
+        String prefix = "rewritten-" + System.nanoTime();
+        String key = prefix + "/data.csv";
+        String table = "%s." + S3_SCHEMA + ".rewritten";
+        String sql = "SELECT id, label FROM " + table + " ORDER BY id";
+        try (S3Client client = s3Client(s3)) {
+            put(client, s3, key, "1,one\n2,two\n3,three\n");
+            assertUpdate("CREATE TABLE %s (id varchar, label varchar) WITH (format = 'CSV', external_location = '%s')".formatted(table.formatted(S3_HIVE), s3.uri(prefix)));
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"), List.of("2", "two"), List.of("3", "three"));
+            long requests = s3.getRequests();
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"), List.of("2", "two"), List.of("3", "three"));
+            assertThat(s3.getRequests() - requests).as("GETs of the warm query: the object is cached").isZero();
+
+            // rewritten under the same key with the same length, in a later second (S3 gives modification times to the
+            // second): the cache key's modification time differs, so the new object is read, never the cached pages
+            String sameLength = "1,uno\n2,dos\n3,trois\n";
+            assertThat(sameLength).hasSameSizeAs("1,one\n2,two\n3,three\n");
+            Thread.sleep(1100);
+            put(client, s3, key, sameLength);
+            requests = s3.getRequests();
+            assertThat(rows(sql.formatted(S3_CATALOG))).as("after a rewrite of the same length")
+                    .containsExactly(List.of("1", "uno"), List.of("2", "dos"), List.of("3", "trois"))
+                    .isEqualTo(rows(sql.formatted(S3_HIVE)));
+            assertThat(s3.getRequests() - requests).as("GETs after the rewrite").isPositive();
+
+            // rewritten again, shorter: the same
+            put(client, s3, key, "1,one\n");
+            assertThat(rows(sql.formatted(S3_CATALOG))).as("after a shorter rewrite")
+                    .containsExactly(List.of("1", "one"))
+                    .isEqualTo(rows(sql.formatted(S3_HIVE)));
+            // and what was read last is cached in turn
+            requests = s3.getRequests();
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"));
+            assertThat(s3.getRequests() - requests).as("GETs of the warm query after the rewrites").isZero();
+        }
+        finally {
+            getQueryRunner().execute("DROP TABLE IF EXISTS " + table.formatted(S3_HIVE));
+        }
+    }
+
+    private List<List<Object>> rows(String sql)
+    {
+        return computeActual(sql).getMaterializedRows().stream().map(MaterializedRow::getFields).toList();
+    }
+
+    // a real S3 client, as any writer of the bucket: path-style, the server's keys, checksums only where S3 requires them
+    private static S3Client s3Client(S3Storage s3)
+    {
+        Map<String, String> properties = s3.catalogProperties();
+        return S3Client.builder()
+                .endpointOverride(s3.endpoint())
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(properties.get("s3.aws-access-key"), properties.get("s3.aws-secret-key"))))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .httpClientBuilder(ApacheHttpClient.builder())
+                .build();
+    }
+
+    private static void put(S3Client client, S3Storage s3, String key, String content)
+    {
+        client.putObject(PutObjectRequest.builder().bucket(s3.bucket()).key(key).build(), RequestBody.fromString(content, UTF_8));
     }
 
     @Test

@@ -10,12 +10,17 @@ import org.jclouds.http.HttpResponse;
 import org.jclouds.http.HttpResponseException;
 import org.jclouds.io.payloads.DelegatingPayload;
 
+import java.io.FileOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
  * The server's object reads, made to behave like a remote object store's: a first-byte latency with a heavy tail, a
@@ -26,6 +31,16 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ObjectStoreBehaviour
         extends ForwardingBlobStore
 {
+    // diagnostics: every GET served, one line each (time, object, ranges, bytes), to the file OVERDRIVE_S3_GET_LOG names
+    private static final Optional<PrintStream> GET_LOG = Optional.ofNullable(System.getenv("OVERDRIVE_S3_GET_LOG")).filter(path -> !path.isBlank()).map(path -> {
+        try {
+            return new PrintStream(new FileOutputStream(path, true), false, UTF_8);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    });
+
     private final AtomicLong getRequests = new AtomicLong();
     private final AtomicLong getBytes = new AtomicLong();
     private final AtomicLong slowDowns = new AtomicLong();
@@ -150,6 +165,12 @@ final class ObjectStoreBehaviour
             return null;
         }
         getRequests.incrementAndGet();
+        GET_LOG.ifPresent(log -> {
+            synchronized (log) {
+                log.printf("%d %s/%s %s %d%n", System.currentTimeMillis(), container, name, options.getRanges(), blob.getMetadata().getContentMetadata().getContentLength());
+                log.flush();
+            }
+        });
         return sending(blob, bandwidth, getBytes);
     }
 

@@ -48,6 +48,9 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * </ul>
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
+ * For diagnostics, with the environment variable {@code OVERDRIVE_S3_GET_LOG} naming a file, every GET served appends a
+ * line to it: the time in milliseconds, the bucket and key, the ranges asked for and the bytes answered.
+ * <p>
  * Usage: {@code S3Server [--port <port>] [--serve] <data directory> <bucket> <ready file>}. With {@code --port} it
  * listens on that port of every address (a container's service) instead of a free loopback port; with {@code --serve}
  * it keeps serving when its standard input closes (a container has none) and stops when it is killed.
