@@ -78,6 +78,9 @@ public class TestPageCacheOnHdfs
     private static final String S3_SCHEMA = "on_s3";
     // overdrive_hive over S3 without the cache, hedging every read whose first byte takes over 200 ms through the wrapper
     private static final String S3_HEDGED = "overdrive_s3_hedged";
+    // the same at the shipped hedge budget (5% of the reads) without its reserve, after 50 ms; only the budget test reads it
+    private static final String S3_BUDGET = "overdrive_s3_budget";
+    private static final double BUDGET_RATIO = 0.05;
 
     private Path cacheDirectory;
 
@@ -116,6 +119,13 @@ public class TestPageCacheOnHdfs
                         .put("hedged-read.mode", "WRAPPER")
                         .put("hedged-read.threshold", "200ms")
                         .put("hedged-read.max-ratio", "1.0")
+                        .buildOrThrow())
+                .extraCatalog(S3_BUDGET, "overdrive_hive", ImmutableMap.<String, String>builder()
+                        .putAll(s3Catalog)
+                        .put("hedged-read.mode", "WRAPPER")
+                        .put("hedged-read.threshold", "50ms")
+                        .put("hedged-read.max-ratio", Double.toString(BUDGET_RATIO))
+                        .put("hedged-read.budget-reserve", "0")
                         .buildOrThrow())
                 .initialTables(List.of(NATION, ORDERS, CUSTOMER))
                 .build();
@@ -611,6 +621,47 @@ public class TestPageCacheOnHdfs
         // the losers were GETs still waiting for their first byte: Trino's S3 client gave them up on the interrupt, its
         // connection closed, rather than waiting out the 3 s and reading their ranges
         assertThat(stopped).as("losers stopped (wins: %s)", wins).isPositive();
+    }
+
+    @Test
+    void s3SlowEverywhereIsHedgedWithinTheBudget()
+            throws Exception
+    {
+        S3Storage s3 = TestingS3.shared();
+        getQueryRunner().execute("CREATE TABLE %s.%s.budgeted WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = 12) AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA));
+        String sql = "SELECT orderstatus, count(*), sum(totalprice), min(orderdate), max(clerk) FROM %s.%s.budgeted GROUP BY 1 ORDER BY 1";
+        MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
+        ObjectName stats = new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + S3_BUDGET + ",catalog=" + S3_BUDGET);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        // a storage-wide slowdown: every GET waits 300 ms for its first byte, so every read runs past the 50 ms threshold
+        // and asks for a hedge, which would double the GETs; the budget lets 5% of the reads be hedged
+        s3.setFirstByteLatency(Duration.ofMillis(300), Duration.ZERO, 0);
+        long start = System.nanoTime();
+        try {
+            // 12 small files, each read whole in one GET: 48 reads
+            for (int run = 0; run < 4; run++) {
+                assertThat(computeActual(sql.formatted(S3_BUDGET, S3_SCHEMA)).getMaterializedRows()).as("run %s", run).isEqualTo(expected.getMaterializedRows());
+            }
+        }
+        finally {
+            s3.setFirstByteLatency(Duration.ZERO, Duration.ZERO, 0);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long reads = (long) server.getAttribute(stats, "Reads");
+        long hedges = (long) server.getAttribute(stats, "HedgedReadOps");
+        long refused = (long) server.getAttribute(stats, "HedgesRefusedByBudget");
+        String counts = "%s reads, %s hedges, %s refused, %.1f s".formatted(reads, hedges, refused, seconds);
+        System.out.printf("[overdrive-it] S3 slow everywhere, budget %s: %s%n", BUDGET_RATIO, counts);
+        assertThat(reads).as(counts).isPositive();
+        // the first reads are refused for sure: a hedge needs 1 / 0.05 = 20 reads in the budget's window first
+        assertThat(refused).as("hedges refused by the budget (%s)", counts).isPositive();
+        assertThat(hedges + refused).as("reads that asked for a hedge (%s)", counts).isLessThanOrEqualTo(reads);
+        // and once 20 reads (decayed) are in the window, a read that asks gets its hedge: the budget hedges, it does not stop hedging
+        assertThat(hedges).as("hedges within the budget (%s)", counts).isPositive();
+        // A hedge starts only while the hedges of the last minute, plus it, are at most 5% of the reads of the last minute
+        // (both decayed by exp(-age / 1 min)); the catalog's reads are all this test's, so a hedge of this run weighs at
+        // least exp(-run / 1 min) when a later one is admitted: hedges <= 1 + (0.05 * reads - 1) * exp(run / 1 min)
+        assertThat((double) hedges).as("hedges within the budget (%s)", counts).isLessThanOrEqualTo(Math.max(0, 1 + (BUDGET_RATIO * reads - 1) * Math.exp(seconds / 60)));
     }
 
     @Test
