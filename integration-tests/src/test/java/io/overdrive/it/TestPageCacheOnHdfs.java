@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
 import java.io.IOException;
@@ -589,10 +590,10 @@ public class TestPageCacheOnHdfs
             throws Exception
     {
         S3Storage s3 = TestingS3.shared();
-        getQueryRunner().execute("CREATE TABLE %s.%s.hedged WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = 4) AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA));
+        createBucketedOrdersOnS3("hedged", 4);
         String sql = "SELECT orderpriority, count(*), sum(custkey), max(comment) FROM %s.%s.hedged GROUP BY 1 ORDER BY 1";
         MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
-        ObjectName stats = new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + S3_HEDGED + ",catalog=" + S3_HEDGED);
+        ObjectName stats = hedgeStats(S3_HEDGED);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         long hedges = 0;
         long wins = 0;
@@ -628,10 +629,10 @@ public class TestPageCacheOnHdfs
             throws Exception
     {
         S3Storage s3 = TestingS3.shared();
-        getQueryRunner().execute("CREATE TABLE %s.%s.budgeted WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = 12) AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA));
+        createBucketedOrdersOnS3("budgeted", 12);
         String sql = "SELECT orderstatus, count(*), sum(totalprice), min(orderdate), max(clerk) FROM %s.%s.budgeted GROUP BY 1 ORDER BY 1";
         MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
-        ObjectName stats = new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + S3_BUDGET + ",catalog=" + S3_BUDGET);
+        ObjectName stats = hedgeStats(S3_BUDGET);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         // a storage-wide slowdown: every GET waits 300 ms for its first byte, so every read runs past the 50 ms threshold
         // and asks for a hedge, which would double the GETs; the budget lets 5% of the reads be hedged
@@ -662,6 +663,19 @@ public class TestPageCacheOnHdfs
         // (both decayed by exp(-age / 1 min)); the catalog's reads are all this test's, so a hedge of this run weighs at
         // least exp(-run / 1 min) when a later one is admitted: hedges <= 1 + (0.05 * reads - 1) * exp(run / 1 min)
         assertThat((double) hedges).as("hedges within the budget (%s)", counts).isLessThanOrEqualTo(Math.max(0, 1 + (BUDGET_RATIO * reads - 1) * Math.exp(seconds / 60)));
+    }
+
+    // TPC-H tiny orders in the bucket through stock hive, one small Parquet file per bucket
+    private void createBucketedOrdersOnS3(String table, int buckets)
+    {
+        getQueryRunner().execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET', bucketed_by = ARRAY['orderkey'], bucket_count = %s) AS SELECT * FROM tpch.tiny.orders"
+                .formatted(S3_HIVE, S3_SCHEMA, table, buckets));
+    }
+
+    private static ObjectName hedgeStats(String catalog)
+            throws MalformedObjectNameException
+    {
+        return new ObjectName("io.overdrive.cache.hedge:type=HedgedReadStats,name=" + catalog + ",catalog=" + catalog);
     }
 
     @Test
