@@ -10,7 +10,11 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.utility.DockerImageName;
 
+import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,7 +25,9 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * HDFS (a NameNode and a DataNode), an S3 server and Trino (a coordinator and workers) as containers of the images
@@ -176,9 +182,44 @@ public final class ContainerCluster
         for (Worker worker : workers) {
             DockerClientFactory.instance().client().restartContainerCmd(worker.container().getContainerId()).exec();
         }
+        // the restart returns once each JVM runs, long before it serves; and the coordinator lists a restarted worker
+        // as active until its last announcement expires, so its count alone says nothing: wait for each worker's own
+        // word that it has started, as the process clusters do
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        for (Worker worker : workers) {
+            awaitStarted(worker, deadline);
+        }
         if (!awaitActiveNodes(workers.size() + 1, STARTUP)) {
             throw new IllegalStateException("Trino did not see %s active nodes within %s of restarting its workers".formatted(workers.size() + 1, STARTUP));
         }
+    }
+
+    // until the worker's /v1/info says it is no longer starting (it answers 503 to everything else until then)
+    private static void awaitStarted(Worker worker, long deadline)
+    {
+        URI info = URI.create("http://127.0.0.1:%s/v1/info".formatted(worker.port()));
+        String last = "no answer";
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            while (System.nanoTime() < deadline) {
+                try {
+                    HttpResponse<String> response = http.send(HttpRequest.newBuilder(info).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 200 && response.body().replace(" ", "").contains("\"starting\":false")) {
+                        return;
+                    }
+                    last = response.statusCode() + " " + response.body();
+                }
+                catch (IOException e) {
+                    // not listening yet
+                    last = e.toString();
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while waiting for a restarted worker", e);
+                }
+                sleepUninterruptibly(500, MILLISECONDS);
+            }
+        }
+        throw new IllegalStateException("The worker at %s did not finish starting within %s of its restart (last: %s)".formatted(info, STARTUP, last));
     }
 
     @Override
