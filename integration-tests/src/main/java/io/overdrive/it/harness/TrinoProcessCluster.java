@@ -447,12 +447,19 @@ public final class TrinoProcessCluster
             if (!node.process().isAlive()) {
                 continue;
             }
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(node.httpUri().resolve("/v1/info")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200 || !response.body().replace(" ", "").contains("\"starting\":false")) {
+            if (!hasStarted(http, node.httpUri())) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Whether the Trino server at {@code httpUri} says it has started: its {@code /v1/info} answers {@code "starting": false}. */
+    public static boolean hasStarted(HttpClient http, URI httpUri)
+            throws IOException, InterruptedException
+    {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(httpUri.resolve("/v1/info")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"starting\":false");
     }
 
     /** Sums an attribute of the MBeans matching {@code pattern} over every node, coordinator included (JMX on loopback). */

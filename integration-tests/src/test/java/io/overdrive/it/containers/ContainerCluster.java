@@ -13,8 +13,6 @@ import org.testcontainers.utility.DockerImageName;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -197,16 +195,14 @@ public final class ContainerCluster
     // until the worker's /v1/info says it is no longer starting (it answers 503 to everything else until then)
     private static void awaitStarted(Worker worker, long deadline)
     {
-        URI info = URI.create("http://127.0.0.1:%s/v1/info".formatted(worker.port()));
-        String last = "no answer";
+        URI uri = URI.create("http://127.0.0.1:" + worker.port());
+        String last = "starting";
         try (HttpClient http = HttpClient.newHttpClient()) {
             while (System.nanoTime() < deadline) {
                 try {
-                    HttpResponse<String> response = http.send(HttpRequest.newBuilder(info).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() == 200 && response.body().replace(" ", "").contains("\"starting\":false")) {
+                    if (TrinoProcessCluster.hasStarted(http, uri)) {
                         return;
                     }
-                    last = response.statusCode() + " " + response.body();
                 }
                 catch (IOException e) {
                     // not listening yet
@@ -219,7 +215,7 @@ public final class ContainerCluster
                 sleepUninterruptibly(500, MILLISECONDS);
             }
         }
-        throw new IllegalStateException("The worker at %s did not finish starting within %s of its restart (last: %s)".formatted(info, STARTUP, last));
+        throw new IllegalStateException("The worker at %s did not finish starting within %s of its restart (last: %s)".formatted(uri, STARTUP, last));
     }
 
     @Override
