@@ -77,6 +77,8 @@ public class SharedScanBenchmark
     static final String NO_PREFETCH = "scan_noprefetch";
     // the page cache's defaults with hedged reads off (hedged-read.threadpool-size=0): what hedging costs on healthy storage
     static final String UNHEDGED = "scan_unhedged";
+    // a miss also fetches the rest of its pages when the storage's measured cost of a request makes it worth it
+    static final String REST_OF_PAGE = "scan_restofpage";
     static final String SCHEMA = "scan";
     static final String ROW_GROUP_SIZE = "16MB";
     // light: four narrow columns, a filter and a sum, so that a cold scan waits on storage rather than on the CPUs
@@ -97,7 +99,7 @@ public class SharedScanBenchmark
     static final Map<String, String> SWEEP_QUERIES = Map.of("light", LIGHT_QUERY, "wide", WIDE_QUERY);
     // the shared-scan counters the report shows, in this order (a name the plugin does not export shows as -)
     static final List<String> COUNTERS = List.of("Fetches", "FetchedBytes", "CoalescedReads", "RemoteBytesSaved", "TakeOvers", "WaitTimeouts",
-            "ReadAheadPages", "ReadAheadPagesUsed", "ReadAheadPagesWasted");
+            "ReadAheadPages", "ReadAheadPagesUsed", "ReadAheadPagesWasted", "RestOfPageFetches", "RestOfPageBytes");
 
     // the runs flush the cache between them, which the read-ahead counters do not see
     static final String READ_AHEAD_COUNTERS_NOTE = "The read-ahead counters are approximate per run: a page fetched ahead and never read counts as wasted only a minute later (in a later run), " +
@@ -203,7 +205,8 @@ public class SharedScanBenchmark
         builder.catalog(OFF, "overdrive_hive", cache(work, hive, OFF, Map.of("cache.shared-scans.enabled", "false")))
                 .catalog(ON, "overdrive_hive", cache(work, hive, ON, Map.of()))
                 .catalog(NO_PREFETCH, "overdrive_hive", cache(work, hive, NO_PREFETCH, Map.of("cache.row-group-prefetch", "false")))
-                .catalog(UNHEDGED, "overdrive_hive", cache(work, hive, UNHEDGED, Map.of("hedged-read.threadpool-size", "0")));
+                .catalog(UNHEDGED, "overdrive_hive", cache(work, hive, UNHEDGED, Map.of("hedged-read.threadpool-size", "0")))
+                .catalog(REST_OF_PAGE, "overdrive_hive", cache(work, hive, REST_OF_PAGE, Map.of("cache.fetch-rest-of-page", "true")));
         for (int pages : readAhead) {
             builder.catalog(readAheadCatalog(pages), "overdrive_hive", cache(work, hive, readAheadCatalog(pages), Map.of("cache.read-ahead", Integer.toString(pages))));
         }
@@ -283,6 +286,7 @@ public class SharedScanBenchmark
         if (sharedScans) {
             check(NO_PREFETCH, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(NO_PREFETCH)), "warm-up");
             check(UNHEDGED, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(UNHEDGED)), "warm-up");
+            check(REST_OF_PAGE, LIGHT_QUERY, cluster.query(LIGHT_QUERY.formatted(REST_OF_PAGE)), "warm-up");
         }
         if (sharedScans && !readAhead.isEmpty()) {
             SWEEP_QUERIES.values().forEach(sql -> expected.computeIfAbsent(sql, _ -> cluster.query(sql.formatted(HIVE))));
@@ -310,6 +314,7 @@ public class SharedScanBenchmark
         if (sharedScans) {
             catalogs.add(NO_PREFETCH);
             catalogs.add(UNHEDGED);
+            catalogs.add(REST_OF_PAGE);
             for (int pages : readAhead) {
                 catalogs.add(readAheadCatalog(pages));
             }
@@ -420,6 +425,7 @@ public class SharedScanBenchmark
                 if (scenario.equals("1") && sharedScans) {
                     catalogs.add(round % 2 == 0 ? catalogs.size() : 0, NO_PREFETCH);
                     catalogs.add(round % 2 == 0 ? 0 : catalogs.size(), UNHEDGED);
+                    catalogs.add(round % 2 == 0 ? catalogs.size() : 0, REST_OF_PAGE);
                 }
                 for (String catalog : catalogs) {
                     add(runs, catalog, scenario, run(catalog, queries(scenario), "round %d, %s".formatted(round + 1, describe(scenario))));
@@ -695,6 +701,7 @@ public class SharedScanBenchmark
         if (sharedScans) {
             catalogs.add(NO_PREFETCH);
             catalogs.add(UNHEDGED);
+            catalogs.add(REST_OF_PAGE);
         }
         for (String catalog : catalogs) {
             List<Run> cache = runs.get(catalog).get("1");

@@ -67,6 +67,8 @@ final class SharedPageReader
     private final long fileLength;
     private final int pageSize;
     private final CacheReadContext context;
+    // what a remote read of this file's storage costs, learned from every fetch of it
+    private final FetchCost fetchCost;
     // pages of this opened file already counted for admission (once per opening, as PageCache#recordAccess asks)
     private final Set<Long> accessedPages = ConcurrentHashMap.newKeySet();
     private final AtomicLong cacheBytes = new AtomicLong();
@@ -96,6 +98,7 @@ final class SharedPageReader
         this.fileLength = fileLength;
         this.pageSize = cache.pageSize();
         this.context = requireNonNull(context, "context is null");
+        this.fetchCost = scans.fetchCost(remoteFile.location());
     }
 
     long fileLength()
@@ -235,7 +238,10 @@ final class SharedPageReader
     {
         int length = pageLength(page);
         byte[] data = new byte[length];
-        remote().readFully(page * pageSize, data, 0, length);
+        TrinoInput input = remote();
+        long start = System.nanoTime();
+        input.readFully(page * pageSize, data, 0, length);
+        fetchCost.record(length, System.nanoTime() - start);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);
         context.readStats().recordFromStorage(length);
@@ -247,7 +253,8 @@ final class SharedPageReader
      * claim whatever happens: completed with its bytes, or failed with the error, which is then thrown. A read-ahead
      * passes its memory {@code reservation}, which covers every run, and no {@code request}. A reader's own read that
      * does not continue a stream fetches only the chunks it needs of the run's first and last pages
-     * ({@link #runSpan}); the cache keeps them as parts of those pages.
+     * ({@link #runSpan}), unless the rest of them costs less than a later request would ({@code cache.fetch-rest-of-page});
+     * the cache keeps them as parts of those pages.
      */
     private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Wanted wanted, Reservation reservation)
             throws IOException
@@ -307,9 +314,11 @@ final class SharedPageReader
      * The bytes one remote read of the run reads, {@code [start, end)} in the file: from its first page to the end of
      * its last, pages between included; for a reader's own read that does not continue a stream, only from the chunk
      * ({@link PageFrame#CHUNK_SIZE}, counted from the page's start) where the read starts to the one where it ends, as a
-     * reader without a cache would read about the same bytes. The pages between are inside the read.
+     * reader without a cache would read about the same bytes, and whole pages again when the bytes that adds cost
+     * less than half a request to the storage ({@link FetchCost}; a reader's own read, {@code cache.fetch-rest-of-page}).
+     * The pages between are inside the read.
      */
-    private long[] runSpan(List<Claim> run, Wanted wanted)
+    private long[] runSpan(List<Claim> run, Wanted wanted, boolean ownRead)
     {
         long firstPageStart = run.getFirst().pageId().getPageIndex() * pageSize;
         long lastPageStart = run.getLast().pageId().getPageIndex() * pageSize;
@@ -318,8 +327,13 @@ final class SharedPageReader
             return new long[] {firstPageStart, end};
         }
         long start = firstPageStart + alignDown(Math.max(0, wanted.start() - firstPageStart));
-        end = Math.min(end, lastPageStart + alignUp(Math.max(0, wanted.end() - lastPageStart)));
-        return new long[] {start, end};
+        long wantedEnd = Math.min(end, lastPageStart + alignUp(Math.max(0, wanted.end() - lastPageStart)));
+        long restOfPages = (start - firstPageStart) + (end - wantedEnd);
+        if (ownRead && restOfPages > 0 && scans.fetchRestOfPage() && fetchCost.worthFetching(restOfPages)) {
+            scans.stats().recordRestOfPageFetch(restOfPages);
+            return new long[] {firstPageStart, end};
+        }
+        return new long[] {start, wantedEnd};
     }
 
     private static long alignDown(long pageOffset)
@@ -335,12 +349,14 @@ final class SharedPageReader
     private void fetchRun(TrinoInput input, List<Claim> run, Request request, Wanted wanted, Reservation reservation)
             throws IOException
     {
-        long[] span = runSpan(run, wanted);
+        long[] span = runSpan(run, wanted, request != null);
         long start = span[0];
         // at most MAX_BYTES_PER_FETCH; for a read-ahead, within its reservation
         int length = toIntExact(span[1] - start);
         byte[] data = new byte[length];
+        long readStart = System.nanoTime();
         input.readFully(start, data, 0, length);
+        fetchCost.record(length, System.nanoTime() - readStart);
         scans.stats().recordFetch(run.size(), length);
         scans.recordRemoteRead(length);
         remoteBytes.addAndGet(length);

@@ -23,12 +23,14 @@ public class SharedScanConfig
     public static final String READ_AHEAD = "cache.read-ahead";
     public static final String READ_AHEAD_MAX_MEMORY = "cache.read-ahead-max-memory";
     public static final String ROW_GROUP_PREFETCH = "cache.row-group-prefetch";
+    public static final String FETCH_REST_OF_PAGE = "cache.fetch-rest-of-page";
 
     private boolean enabled = true;
     private int readAhead = 4;
     private DataSize readAheadMaxMemory = DataSize.of(256, MEGABYTE);
     private Duration maxWait = new Duration(10, SECONDS);
     private boolean rowGroupPrefetch = true;
+    private boolean fetchRestOfPage;
 
     public boolean isEnabled()
     {
@@ -53,6 +55,19 @@ public class SharedScanConfig
     public SharedScanConfig setRowGroupPrefetch(boolean rowGroupPrefetch)
     {
         this.rowGroupPrefetch = rowGroupPrefetch;
+        return this;
+    }
+
+    public boolean isFetchRestOfPage()
+    {
+        return fetchRestOfPage;
+    }
+
+    @Config(FETCH_REST_OF_PAGE)
+    @ConfigDescription("A reader's miss also fetches the rest of the pages it starts and ends in when, by the latency and bandwidth measured from this catalog's fetches of the storage, that transfer costs at most half a request; off (the default), a miss fetches only the chunks the reader needs")
+    public SharedScanConfig setFetchRestOfPage(boolean fetchRestOfPage)
+    {
+        this.fetchRestOfPage = fetchRestOfPage;
         return this;
     }
 

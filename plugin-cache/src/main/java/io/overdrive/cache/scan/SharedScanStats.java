@@ -6,6 +6,7 @@ import org.weakref.jmx.Nested;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
@@ -19,6 +20,8 @@ public class SharedScanStats
     private final AtomicLong rowGroupPrefetches = new AtomicLong();
     private final AtomicLong rowGroupPrefetchBytes = new AtomicLong();
     private final AtomicLong rowGroupPrefetchesSkipped = new AtomicLong();
+    private final AtomicLong restOfPageFetches = new AtomicLong();
+    private final AtomicLong restOfPageBytes = new AtomicLong();
     private final AtomicLong coalescedReads = new AtomicLong();
     private final AtomicLong remoteBytesSaved = new AtomicLong();
     private final AtomicLong takeOvers = new AtomicLong();
@@ -33,12 +36,24 @@ public class SharedScanStats
     private volatile LongSupplier readAheadMemory = () -> 0;
     private volatile LongSupplier pagesInFlight = () -> 0;
     private volatile Runnable countExpiredReadAhead = () -> {};
+    private volatile Supplier<String> fetchCosts = () -> "";
 
     void recordFetch(int pages, long bytes)
     {
         fetches.incrementAndGet();
         fetchedPages.addAndGet(pages);
         fetchedBytes.addAndGet(bytes);
+    }
+
+    void recordRestOfPageFetch(long extraBytes)
+    {
+        restOfPageFetches.incrementAndGet();
+        restOfPageBytes.addAndGet(extraBytes);
+    }
+
+    void setFetchCosts(Supplier<String> fetchCosts)
+    {
+        this.fetchCosts = fetchCosts;
     }
 
     void recordFetchFailure()
@@ -128,6 +143,24 @@ public class SharedScanStats
     public long getFetchedBytes()
     {
         return fetchedBytes.get();
+    }
+
+    @Managed(description = "Readers' remote reads that also fetched the rest of their first and last pages, the transfer costing less than half a request (cache.fetch-rest-of-page)")
+    public long getRestOfPageFetches()
+    {
+        return restOfPageFetches.get();
+    }
+
+    @Managed(description = "Bytes those reads fetched beyond the chunks their readers needed")
+    public long getRestOfPageBytes()
+    {
+        return restOfPageBytes.get();
+    }
+
+    @Managed(description = "Each storage's request latency and bandwidth as measured from this catalog's fetches, which cache.fetch-rest-of-page weighs")
+    public String getFetchCosts()
+    {
+        return fetchCosts.get();
     }
 
     @Managed(description = "Remote reads that failed or were abandoned by their reader; waiting readers took over")

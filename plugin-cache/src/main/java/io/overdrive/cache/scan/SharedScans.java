@@ -6,9 +6,14 @@ import io.airlift.units.Duration;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheStats;
+import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 import io.trino.filesystem.TrinoInputStream;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MINUTES;
@@ -34,6 +39,9 @@ public final class SharedScans
     private final long maxWaitNanos;
     private final boolean rowGroupPrefetch;
     private final long maxPrefetchBytes;
+    private final boolean fetchRestOfPage;
+    // per storage (scheme and authority of the files' locations): few per catalog
+    private final Map<String, FetchCost> fetchCosts = new ConcurrentHashMap<>();
 
     public SharedScans(String catalog, PageCache cache, SharedScanConfig config, SharedScanStats stats, PageCacheStats cacheStats)
     {
@@ -52,7 +60,9 @@ public final class SharedScans
         this.rowGroupPrefetch = config.isRowGroupPrefetch();
         // a quarter of the read-ahead memory, so that several readers prefetch at once
         this.maxPrefetchBytes = Math.min(MAX_PREFETCH_BYTES_PER_READ, config.getReadAheadMaxMemory().toBytes() / 4);
+        this.fetchRestOfPage = config.isFetchRestOfPage();
         stats.setGauges(readAhead::memoryInUse, inFlight::size, readAhead::cleanUp);
+        stats.setFetchCosts(this::describeFetchCosts);
     }
 
     /** Positioned reads of {@code remoteFile} (its cache id {@code fileId}) through the page cache. */
@@ -65,6 +75,32 @@ public final class SharedScans
     public TrinoInputStream stream(TrinoInputFile remoteFile, String fileId, long length, CacheReadContext context)
     {
         return new SharedScanInputStream(new SharedPageReader(this, remoteFile, fileId, length, context), remoteFile.location(), cache.pageSize());
+    }
+
+    boolean fetchRestOfPage()
+    {
+        return fetchRestOfPage;
+    }
+
+    /** What a remote read of the storage that holds {@code location} costs, as this catalog's fetches measured it. */
+    FetchCost fetchCost(Location location)
+    {
+        return fetchCosts.computeIfAbsent(storageOf(location), _ -> new FetchCost(cache.pageSize()));
+    }
+
+    // the storage of a file: its location's scheme and authority (an S3 bucket, an HDFS name service, a host)
+    static String storageOf(Location location)
+    {
+        String authority = location.host().map(host -> host + location.port().stream().mapToObj(port -> ":" + port).findFirst().orElse("")).orElse("");
+        return location.scheme().orElse("") + "://" + authority;
+    }
+
+    private String describeFetchCosts()
+    {
+        return fetchCosts.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(entry -> entry.getKey() + ": " + entry.getValue().estimate().map(Object::toString).orElse("not known yet"))
+                .collect(Collectors.joining("; "));
     }
 
     boolean rowGroupPrefetch()

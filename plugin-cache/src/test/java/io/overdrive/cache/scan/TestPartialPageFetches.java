@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A miss fetches what the reader needs, to the chunk, not whole pages; the cache keeps those parts of pages, so that a
- * later read of the same bytes hits; a stream still fetches whole pages.
+ * later read of the same bytes hits; a stream still fetches whole pages. Where a request costs more than the rest of a
+ * page's transfer, as measured from the fetches, a miss fetches whole pages with {@code cache.fetch-rest-of-page=true}.
  */
 @Timeout(60)
 class TestPartialPageFetches
@@ -64,6 +65,7 @@ class TestPartialPageFetches
                 .setPageSize(DataSize.ofBytes(PAGE_SIZE))
                 .setAdmissionEnabled(false);
         pageCache = PageCache.create("lake", config, cacheStats);
+        // what a reader needs, to the chunk (the default, whatever the storage's measured cost)
         scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0), new SharedScanStats(), cacheStats);
         threads = Executors.newCachedThreadPool();
     }
@@ -171,6 +173,55 @@ class TestPartialPageFetches
             assertRead(input, 6 * CHUNK, CHUNK);
         }
         assertThat(storage.reads()).isEqualTo(2);
+    }
+
+    @Test
+    void whereARequestCostsMoreThanTheRestOfAPageAMissFetchesWholePages()
+            throws Exception
+    {
+        // every read of the storage waits 50 ms: requests cost far more than their transfer
+        storage.setDelayMillis(50);
+        SharedScanStats stats = new SharedScanStats();
+        try (SharedScans costAware = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0).setFetchRestOfPage(true), stats, cacheStats);
+                TrinoInput input = costAware.input(storage, "data", FILE_SIZE, CacheReadContext.UNKNOWN)) {
+            // until the cost is known (FetchCost.MIN_LARGE fetches of at least half a page, FetchCost.MIN_SMALL of at most
+            // one chunk), what the reads need, to the chunk
+            long expected = 0;
+            int fetches = FetchCost.MIN_LARGE + FetchCost.MIN_SMALL;
+            for (int fetch = 0; fetch < fetches; fetch++) {
+                if (fetch % 2 == 0) {
+                    // pages 0, 2, 3: chunks 0 to 6
+                    long page = fetch == 0 ? 0 : 1 + fetch / 2;
+                    assertRead(input, page * PAGE_SIZE + 10, 7 * CHUNK - 20);
+                    expected += 7 * CHUNK;
+                }
+                else {
+                    // page 1: chunks 0, 2, 4
+                    assertRead(input, PAGE_SIZE + (fetch - 1) * CHUNK + 1, 100);
+                    expected += CHUNK;
+                }
+                assertThat(storage.bytesRead()).as("after fetch %s", fetch).isEqualTo(expected);
+            }
+            assertThat(storage.reads()).isEqualTo(fetches);
+            assertThat(stats.getRestOfPageFetches()).isZero();
+            assertThat(stats.getFetchCosts()).startsWith("local://: ").contains(" ms + ");
+
+            // now a miss of one chunk of the last page fetches all of it; every other part of it then hits
+            assertRead(input, 5L * PAGE_SIZE + CHUNK + 3, 50);
+            int lastPageLength = FILE_SIZE - 5 * PAGE_SIZE;
+            assertThat(storage.bytesRead()).isEqualTo(expected + lastPageLength);
+            assertThat(stats.getRestOfPageFetches()).isEqualTo(1);
+            assertThat(stats.getRestOfPageBytes()).isEqualTo(lastPageLength - CHUNK);
+            int reads = storage.reads();
+            assertRead(input, 5L * PAGE_SIZE, lastPageLength);
+            // a miss in a page held in part (chunk 7 of page 0) fills the page; all of page 0 then hits
+            assertRead(input, 8L * CHUNK - 10, 5);
+            assertThat(storage.reads()).isEqualTo(reads + 1);
+            assertThat(storage.bytesRead()).isEqualTo(expected + lastPageLength + PAGE_SIZE);
+            assertRead(input, 0, PAGE_SIZE);
+            assertThat(storage.reads()).isEqualTo(reads + 1);
+        }
+        assertThat(cacheStats.getCorruptPages()).isZero();
     }
 
     private static boolean waitsForAFetch(Thread thread)

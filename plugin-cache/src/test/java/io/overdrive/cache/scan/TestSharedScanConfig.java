@@ -25,7 +25,8 @@ class TestSharedScanConfig
                 .setReadAhead(4)
                 .setReadAheadMaxMemory(DataSize.of(256, MEGABYTE))
                 .setMaxWait(new Duration(10, SECONDS))
-                .setRowGroupPrefetch(true));
+                .setRowGroupPrefetch(true)
+                .setFetchRestOfPage(false));
     }
 
     @Test
@@ -37,13 +38,15 @@ class TestSharedScanConfig
                 .put("cache.read-ahead-max-memory", "1GB")
                 .put("cache.shared-scans.max-wait", "500ms")
                 .put("cache.row-group-prefetch", "false")
+                .put("cache.fetch-rest-of-page", "true")
                 .buildOrThrow();
         SharedScanConfig expected = new SharedScanConfig()
                 .setEnabled(false)
                 .setReadAhead(16)
                 .setReadAheadMaxMemory(DataSize.of(1, DataSize.Unit.GIGABYTE))
                 .setMaxWait(new Duration(500, MILLISECONDS))
-                .setRowGroupPrefetch(false);
+                .setRowGroupPrefetch(false)
+                .setFetchRestOfPage(true);
         assertFullMapping(properties, expected);
     }
 
