@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.io.MoreFiles.deleteRecursively;
 import static com.google.common.io.RecursiveDeleteOption.ALLOW_INSECURE;
 import static java.util.Objects.requireNonNull;
@@ -117,12 +118,14 @@ public final class S3Storage
     }
 
     /**
-     * Makes every {@code n}-th object read (0: none) wait a further {@code wait} before its first byte; returns once the
-     * server has applied it.
+     * Makes every {@code n}-th read (0: none) of the objects whose key contains {@code keyPart}, counted from now on,
+     * wait a further {@code wait} before its first byte; returns once the server has applied it. Counting only a
+     * table's own objects keeps which reads are slow independent of the metastore's and other tables' requests.
      */
-    public void setSlowGet(int n, Duration wait)
+    public void setSlowGet(int n, Duration wait, String keyPart)
     {
-        server.apply(n == 0 ? "slow-get off" : "slow-get %s %s".formatted(n, wait.toMillis()));
+        checkArgument(!keyPart.isEmpty() && !keyPart.contains(" "), "key part must be non-empty and without spaces: %s", keyPart);
+        server.apply(n == 0 ? "slow-get off" : "slow-get %s %s %s".formatted(n, wait.toMillis(), keyPart));
     }
 
     /**

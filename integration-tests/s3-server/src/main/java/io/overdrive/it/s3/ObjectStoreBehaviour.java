@@ -48,14 +48,22 @@ final class ObjectStoreBehaviour
     // every n-th GET is refused (0: none), counted over all GETs
     private volatile int slowDownEvery;
     private final AtomicLong getsSeen = new AtomicLong();
-    // every n-th GET waits this much more before its first byte (0: none), counted over all GETs
-    private volatile SlowGet slowGet = new SlowGet(0, 0);
+    // every n-th GET of the objects whose key contains a given part waits this much more before its first byte (0:
+    // none), counted from when it was set over those GETs only, so that which reads are slow does not depend on the
+    // requests (metastore files, other tables) sent before or beside them
+    private volatile SlowGet slowGet = new SlowGet(0, 0, "", new AtomicLong());
     // a share of GETs reach a slow endpoint and wait a further random 0 to millis before their first byte
     private volatile SlowEndpoint slowEndpoint = new SlowEndpoint(0, 0);
     // the object bytes all GETs together may send per second (empty: unlimited)
     private volatile Optional<RateLimiter> bandwidth = Optional.empty();
 
-    private record SlowGet(int every, long millis) {}
+    private record SlowGet(int every, long millis, String keyPart, AtomicLong seen)
+    {
+        boolean slows(String key)
+        {
+            return every > 0 && key.contains(keyPart) && seen.incrementAndGet() % every == 0;
+        }
+    }
 
     private record SlowEndpoint(double share, long millis) {}
 
@@ -74,12 +82,13 @@ final class ObjectStoreBehaviour
         firstByte = new FirstByte(fixedMillis, tailMillis, tailShare);
     }
 
-    void setSlowGet(int every, long millis)
+    /** Every n-th GET (0: none) of the objects whose key contains {@code keyPart} ("": all) waits millis more. */
+    void setSlowGet(int every, long millis, String keyPart)
     {
         if (every < 0 || millis < 0) {
             throw new IllegalArgumentException("slow-get needs n >= 0 and a wait >= 0");
         }
-        slowGet = new SlowGet(every, millis);
+        slowGet = new SlowGet(every, millis, keyPart, new AtomicLong());
     }
 
     void setSlowEndpoint(double share, long millis)
@@ -144,7 +153,7 @@ final class ObjectStoreBehaviour
             waitMillis += random.nextLong(latency.tailMillis() + 1);
         }
         SlowGet slow = slowGet;
-        if (slow.every() > 0 && seen % slow.every() == 0) {
+        if (slow.slows(name)) {
             waitMillis += slow.millis();
         }
         SlowEndpoint endpoint = slowEndpoint;

@@ -32,8 +32,9 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * <li>{@code first-byte <fixed ms> <tail ms> <tail share>}: each GET waits {@code fixed} milliseconds before its first
  * byte, and a share {@code tail share} (0 to 1) of them waits a further uniformly random 0 to {@code tail} (a heavy
  * tail of slow requests); {@code first-byte off} turns it off;</li>
- * <li>{@code slow-get <n> <ms>}: every n-th GET waits a further {@code ms} before its first byte, a slow request
- * that comes back for sure ({@code slow-get off});</li>
+ * <li>{@code slow-get <n> <ms> [<key part>]}: every n-th GET (of the objects whose key contains {@code key part}, if
+ * given, counted from this command on) waits a further {@code ms} before its first byte, a slow request that comes back
+ * for sure ({@code slow-get off});</li>
  * <li>{@code slow-endpoint <share> <ms>}: a share (0 to 1) of the GETs reach a slow endpoint and wait a further random
  * 0 to {@code ms} before their first byte, as when one of the servers behind the store's name is slow
  * ({@code slow-endpoint off});</li>
@@ -145,10 +146,10 @@ public final class S3Server
                     }
                     case "slow-get" -> {
                         if (words[1].equals("off")) {
-                            behaviour.setSlowGet(0, 0);
+                            behaviour.setSlowGet(0, 0, "");
                         }
                         else {
-                            behaviour.setSlowGet(Integer.parseInt(words[1]), Long.parseLong(words[2]));
+                            behaviour.setSlowGet(Integer.parseInt(words[1]), Long.parseLong(words[2]), words.length > 3 ? words[3] : "");
                         }
                     }
                     case "slow-endpoint" -> {

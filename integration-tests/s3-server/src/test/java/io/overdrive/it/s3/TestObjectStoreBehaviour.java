@@ -60,4 +60,52 @@ class TestObjectStoreBehaviour
             assertThat(store.getBytes()).isEqualTo(500_000);
         }
     }
+
+    @Test
+    void slowGetsCountOnlyTheGivenKeysFromWhenTheyAreSet()
+            throws Exception
+    {
+        Properties overrides = new Properties();
+        overrides.setProperty("jclouds.filesystem.basedir", directory.toString());
+        try (BlobStoreContext context = ContextBuilder.newBuilder("filesystem").overrides(overrides).buildView(BlobStoreContext.class)) {
+            ObjectStoreBehaviour store = new ObjectStoreBehaviour(context.getBlobStore());
+            store.createContainerInLocation(null, "bucket");
+            for (String key : new String[] {"table/data", "table/.schema"}) {
+                store.putBlob("bucket", store.blobBuilder(key).payload(new byte[] {1, 2, 3}).build());
+            }
+            // GETs sent before the setting do not count
+            for (int i = 0; i < 3; i++) {
+                store.getBlob("bucket", "table/data");
+            }
+            store.setSlowGet(3, 1500, "/data");
+            Random random = new Random(7);
+            int dataGets = 0;
+            for (int i = 0; i < 12; i++) {
+                // other keys never wait and never move the count, however many are read in between
+                for (int other = random.nextInt(3); other > 0; other--) {
+                    assertThat(millisToGet(store, "table/.schema")).as("other key").isLessThan(1000);
+                }
+                dataGets++;
+                long millis = millisToGet(store, "table/data");
+                if (dataGets % 3 == 0) {
+                    assertThat(millis).as("data GET %s", dataGets).isGreaterThanOrEqualTo(1500);
+                }
+                else {
+                    assertThat(millis).as("data GET %s", dataGets).isLessThan(1000);
+                }
+            }
+            store.setSlowGet(0, 0, "");
+            assertThat(millisToGet(store, "table/data")).as("off").isLessThan(1000);
+        }
+    }
+
+    private static long millisToGet(ObjectStoreBehaviour store, String key)
+            throws Exception
+    {
+        long start = System.nanoTime();
+        try (InputStream in = store.getBlob("bucket", key).getPayload().openStream()) {
+            assertThat(in.readAllBytes()).containsExactly(1, 2, 3);
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
 }
