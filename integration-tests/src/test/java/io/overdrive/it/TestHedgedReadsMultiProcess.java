@@ -1,6 +1,7 @@
 package io.overdrive.it;
 
 import io.overdrive.it.harness.HdfsCluster;
+import io.overdrive.it.harness.HedgeBudget;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ProjectLayout;
@@ -256,16 +257,11 @@ class TestHedgedReadsMultiProcess
         long refused = refusedByBudget("adaptive") - refusedBefore;
         System.out.printf("[overdrive-it] healthy, adaptive: %s, %d refused by the budget, %.1f s%n", run, refused, seconds);
         assertThat(run.reads()).as("reads through the wrapper").isPositive();
-        // The budget: a hedge starts only while the hedges of the last minute, plus this one, stay within max-ratio
-        // times the reads of the last minute plus the reserve, both counted with a one-minute exponential decay. A
-        // pause of the worker (a collection, a busy machine) delays every read in flight at once, so a healthy
-        // cluster may hedge a burst of reads: the budget, not the threshold, is what bounds them. The reads of the
-        // last minute are at most every read of the catalog so far, and a hedge of this run weighs at least
-        // exp(-run / 1 min) when a later one is admitted, so on each worker the run's hedges are at most
-        // 1 + (max-ratio * reads + reserve - 1) * exp(run / 1 min).
+        // A pause of the worker (a collection, a busy machine) delays every read in flight at once, so a healthy cluster
+        // may hedge a burst of reads: the budget, not the threshold, is what bounds them
         int workers = cluster.workers().size();
         long reads = counters("adaptive").reads();
-        double bound = workers + (ADAPTIVE_MAX_RATIO * reads + workers * (BUDGET_RESERVE - 1)) * Math.exp(seconds / 60);
+        double bound = HedgeBudget.maxHedges(ADAPTIVE_MAX_RATIO, BUDGET_RESERVE, reads, seconds, workers);
         assertThat((double) run.hedges()).as("hedges on a healthy cluster (%s, %d reads so far, %.1f s)", run, reads, seconds).isLessThanOrEqualTo(bound);
         // and far fewer than the reads: a threshold that fell to its floor would hedge most of them until the budget stops it
         assertThat(run.hedges()).as("hedges on a healthy cluster (%s)", run).isLessThan(run.reads() / 2);

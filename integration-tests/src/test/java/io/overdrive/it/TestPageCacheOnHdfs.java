@@ -1,6 +1,7 @@
 package io.overdrive.it;
 
 import com.google.common.collect.ImmutableMap;
+import io.overdrive.it.harness.HedgeBudget;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.S3Storage;
 import io.trino.Session;
@@ -661,10 +662,8 @@ public class TestPageCacheOnHdfs
         assertThat(hedges + refused).as("reads that asked for a hedge (%s)", counts).isLessThanOrEqualTo(reads);
         // and once 20 reads (decayed) are in the window, a read that asks gets its hedge: the budget hedges, it does not stop hedging
         assertThat(hedges).as("hedges within the budget (%s)", counts).isPositive();
-        // A hedge starts only while the hedges of the last minute, plus it, are at most 5% of the reads of the last minute
-        // (both decayed by exp(-age / 1 min)); the catalog's reads are all this test's, so a hedge of this run weighs at
-        // least exp(-run / 1 min) when a later one is admitted: hedges <= 1 + (0.05 * reads - 1) * exp(run / 1 min)
-        assertThat((double) hedges).as("hedges within the budget (%s)", counts).isLessThanOrEqualTo(Math.max(0, 1 + (BUDGET_RATIO * reads - 1) * Math.exp(seconds / 60)));
+        // at most 5% of the reads of the last minute (no reserve); the catalog's reads are all this test's
+        assertThat((double) hedges).as("hedges within the budget (%s)", counts).isLessThanOrEqualTo(HedgeBudget.maxHedges(BUDGET_RATIO, 0, reads, seconds, 1));
     }
 
     // TPC-H tiny orders in the bucket through stock hive, one small Parquet file per bucket

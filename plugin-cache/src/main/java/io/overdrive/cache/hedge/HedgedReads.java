@@ -20,6 +20,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
+import static io.overdrive.cache.Storages.storageOf;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.Executors.newSingleThreadScheduledExecutor;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -205,8 +206,7 @@ public final class HedgedReads
 
     private HedgeThreshold thresholdOf(Location location)
     {
-        String storage = location.scheme().orElse("hdfs") + "://" + location.host().orElse("");
-        return thresholds.computeIfAbsent(storage, key -> {
+        return thresholds.computeIfAbsent(storageOf(location), key -> {
             HedgeThreshold threshold = config.getFixedThreshold()
                     .map(duration -> HedgeThreshold.fixed(duration.roundTo(NANOSECONDS)))
                     .orElseGet(() -> new AdaptiveThreshold(

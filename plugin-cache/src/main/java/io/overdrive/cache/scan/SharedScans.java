@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
+import static io.overdrive.cache.Storages.storageOf;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
@@ -86,13 +87,6 @@ public final class SharedScans
     FetchCost fetchCost(Location location)
     {
         return fetchCosts.computeIfAbsent(storageOf(location), _ -> new FetchCost(cache.pageSize()));
-    }
-
-    // the storage of a file: its location's scheme and authority (an S3 bucket, an HDFS name service, a host)
-    static String storageOf(Location location)
-    {
-        String authority = location.host().map(host -> host + location.port().stream().mapToObj(port -> ":" + port).findFirst().orElse("")).orElse("");
-        return location.scheme().orElse("") + "://" + authority;
     }
 
     private String describeFetchCosts()

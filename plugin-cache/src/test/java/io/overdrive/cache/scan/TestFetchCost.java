@@ -1,7 +1,6 @@
 package io.overdrive.cache.scan;
 
 import io.overdrive.cache.scan.FetchCost.Estimate;
-import io.trino.filesystem.Location;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -158,14 +157,6 @@ class TestFetchCost
         // requests that cost nothing beyond their transfer: nothing is
         assertThat(new Estimate(0, 1, 100).worthFetching(1)).isFalse();
         assertThat(estimate.toString()).isEqualTo("15.0 ms + 8.0 MB/s over 100 fetches");
-    }
-
-    @Test
-    void oneModelPerStorage()
-    {
-        assertThat(SharedScans.storageOf(Location.of("s3://bucket/warehouse/orders/part-0.parquet"))).isEqualTo("s3://bucket");
-        assertThat(SharedScans.storageOf(Location.of("hdfs://namenode:8020/warehouse/orders"))).isEqualTo("hdfs://namenode:8020");
-        assertThat(SharedScans.storageOf(Location.of("local:///data.bin"))).isEqualTo("local://");
     }
 
     private static void feed(FetchCost cost, Random random, double latencyNanos, double bytesPerSecond, int fetches)
