@@ -17,7 +17,10 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * <p>
  * A cold start does not hedge eagerly: until {@link #MIN_EARLY_SAMPLES} reads are seen the ceiling applies, then the
  * median rule alone until {@link #MIN_SAMPLES} reads give a percentile. A cold cache sends a storage few reads, often
- * too few for a percentile, and those reads are the ones a slow endpoint delays.
+ * too few for a percentile, and those reads are the ones a slow endpoint delays. For the same reason an idle storage
+ * keeps the threshold its reads last gave: once the decayed weight of its reads falls below
+ * {@link #MIN_EARLY_SAMPLES} (a few idle minutes behind a warm cache), the threshold is held, not reset to the ceiling,
+ * until enough new reads are seen to compute it again.
  */
 final class AdaptiveThreshold
         implements HedgeThreshold
@@ -64,7 +67,8 @@ final class AdaptiveThreshold
     {
         double count = latencies.getCount();
         if (count < MIN_EARLY_SAMPLES) {
-            return maxNanos;
+            // the ceiling until the storage's first reads are seen; after an idle time the threshold they gave
+            return thresholdNanos;
         }
         double threshold = factor * latencies.valueAt(0.5);
         if (count >= MIN_SAMPLES) {

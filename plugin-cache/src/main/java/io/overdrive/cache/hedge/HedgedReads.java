@@ -24,6 +24,7 @@ import static io.overdrive.cache.Storages.storageOf;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.Executors.newSingleThreadScheduledExecutor;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
@@ -41,6 +42,8 @@ public final class HedgedReads
     // after the catalog's first read: time for the first large reads of a scan to finish after its footers
     private static final int NATIVE_SAMPLES = 1000;
     private static final long NATIVE_WINDOW_NANOS = SECONDS.toNanos(10);
+    // where the window holds too few reads (a catalog behind a warm cache), the latest ones of this horizon
+    private static final long NATIVE_HORIZON_NANOS = MINUTES.toNanos(10);
     private static final long NATIVE_WARM_UP_NANOS = SECONDS.toNanos(3);
     // four times a second: a storage-wide slowdown raises the threshold within a quarter of a second of being seen
     private static final long NATIVE_UPDATE_MILLIS = 250;
@@ -78,6 +81,7 @@ public final class HedgedReads
                             config.getAdaptiveMax().roundTo(NANOSECONDS),
                             NATIVE_SAMPLES,
                             NATIVE_WINDOW_NANOS,
+                            NATIVE_HORIZON_NANOS,
                             NATIVE_WARM_UP_NANOS),
                     nativeInitialThresholdMillis(config),
                     stats,

@@ -24,7 +24,12 @@ import static com.google.common.base.Preconditions.checkArgument;
  */
 final class NativeThresholdPolicy
 {
-    static final int MIN_SAMPLES = 20;
+    // the fewest reads the model is fitted to: behind a page cache a freshly started worker's cold queries send each
+    // storage about ten; fitted to 8 healthy reads of a scan's usual sizes the threshold stays above the healthy reads
+    // that follow about as well as fitted to 20 (TestNativeThresholdPolicy)
+    static final int MIN_SAMPLES = 8;
+    // a window holding this many reads is the model's alone; with fewer, the latest this many of the horizon are
+    static final int WINDOW_SAMPLES = 20;
     // a storage-wide slowdown: of the latest reads of at least LARGE_READ_BYTES (in flight, then ended last), at least
     // this many ran past the threshold, and nine in ten of them did. Reads sent to one slow replica in three do so in
     // about one draw of 10 reads in 3,000
@@ -36,6 +41,7 @@ final class NativeThresholdPolicy
     private final long minNanos;
     private final long maxNanos;
     private final long windowNanos;
+    private final long horizonNanos;
     private final long warmUpNanos;
     private final long[] bytes;
     private final long[] rawBytes;
@@ -50,13 +56,25 @@ final class NativeThresholdPolicy
 
     NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos, long warmUpNanos)
     {
+        this(factor, minNanos, maxNanos, capacity, windowNanos, windowNanos, warmUpNanos);
+    }
+
+    /**
+     * @param windowNanos the model is fitted to the reads of this last window when there are at least {@link #WINDOW_SAMPLES}
+     * @param horizonNanos otherwise to the latest {@link #WINDOW_SAMPLES} reads of this longer horizon (at least
+     * {@link #MIN_SAMPLES}): sparse reads, as a catalog behind a warm cache makes, still give a threshold
+     */
+    NativeThresholdPolicy(double factor, long minNanos, long maxNanos, int capacity, long windowNanos, long horizonNanos, long warmUpNanos)
+    {
+        checkArgument(horizonNanos >= windowNanos, "horizonNanos must not be below windowNanos");
         checkArgument(factor >= 1, "factor must be at least 1");
         checkArgument(minNanos > 0 && minNanos <= maxNanos, "minNanos must be above 0 and not above maxNanos");
-        checkArgument(capacity >= MIN_SAMPLES, "capacity must be at least %s", MIN_SAMPLES);
+        checkArgument(capacity >= WINDOW_SAMPLES, "capacity must be at least %s", WINDOW_SAMPLES);
         this.factor = factor;
         this.minNanos = minNanos;
         this.maxNanos = maxNanos;
         this.windowNanos = windowNanos;
+        this.horizonNanos = horizonNanos;
         this.warmUpNanos = warmUpNanos;
         this.bytes = new long[capacity];
         this.rawBytes = new long[capacity];
@@ -95,8 +113,9 @@ final class NativeThresholdPolicy
     /**
      * The threshold the recent reads call for; empty during the warm-up after the first read, and after the first read
      * that follows an idle window (the first reads of a query are its footers and metadata, small and fast: the large
-     * reads that follow would be hedged before the model sees any), and until {@link #MIN_SAMPLES} reads of the last
-     * window are known.
+     * reads that follow would be hedged before the model sees any), and until {@link #MIN_SAMPLES} reads are known. The
+     * model is fitted to the reads of the last window when it holds {@link #WINDOW_SAMPLES} or more, else to the latest
+     * {@link #WINDOW_SAMPLES} (at least {@link #MIN_SAMPLES}) of the horizon.
      */
     OptionalLong thresholdNanos(long now)
     {
@@ -110,8 +129,20 @@ final class NativeThresholdPolicy
                 samples[count++] = new long[] {bytes[i], nanos[i]};
             }
         }
-        if (count < MIN_SAMPLES) {
-            return OptionalLong.empty();
+        if (count < WINDOW_SAMPLES) {
+            // sparse reads (a catalog behind a warm cache reads its storage a few times a minute): the latest reads of
+            // the horizon, newest first, describe the storage as it was last seen
+            count = 0;
+            for (int i = 1; i <= size && count < WINDOW_SAMPLES; i++) {
+                int index = Math.floorMod(next - i, bytes.length);
+                if (now - times[index] > horizonNanos || forgotten(times[index])) {
+                    break;
+                }
+                samples[count++] = new long[] {bytes[index], nanos[index]};
+            }
+            if (count < MIN_SAMPLES) {
+                return OptionalLong.empty();
+            }
         }
         long[][] recent = Arrays.copyOf(samples, count);
         Arrays.sort(recent, (left, right) -> Long.compare(left[0], right[0]));

@@ -166,15 +166,28 @@ class TestAdaptiveThreshold
     }
 
     @Test
-    void idleStorageForgetsItsLatencies()
+    void idleStorageKeepsItsLastThresholdUntilNewReadsGiveOne()
     {
-        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX, ticker);
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, 10 * MAX, ticker);
         recordOverTime(threshold, 60, 5, 15, 25, new Random(4));
-        assertThat(threshold.nanos()).isLessThan(MILLISECONDS.toNanos(30));
-        // after ten idle minutes the old samples weigh far less than 20 reads: back to the ceiling until it has seen enough
+        long learnt = threshold.nanos();
+        assertThat(learnt).isBetween(MILLISECONDS.toNanos(20), MILLISECONDS.toNanos(30));
+        // ten idle minutes (a warm cache in front): the old reads weigh far less than 5, and the threshold they gave is
+        // held, not reset to the ceiling: the next reads are misses, the ones a slow endpoint delays
         ticker.increment(10, MINUTES);
-        threshold.record(MILLISECONDS.toNanos(20));
-        assertThat(threshold.nanos()).isEqualTo(MAX);
+        threshold.record(MILLISECONDS.toNanos(900));
+        assertThat(threshold.nanos()).isEqualTo(learnt);
+        for (int read = 0; read < AdaptiveThreshold.MIN_EARLY_SAMPLES - 2; read++) {
+            ticker.increment(100, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(400 + 10 * read));
+        }
+        assertThat(threshold.nanos()).isEqualTo(learnt);
+        // once the new reads weigh 5, they set it: the storage is slower now (400-900 ms), three times their median
+        ticker.increment(100, MILLISECONDS);
+        threshold.record(MILLISECONDS.toNanos(430));
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(1100), MILLISECONDS.toNanos(1400));
+        // a storage never read keeps the ceiling
+        assertThat(new AdaptiveThreshold(95, 3, MIN, MAX, ticker).nanos()).isEqualTo(MAX);
     }
 
     // count rounds of every latency from minMillis to maxMillis, shuffled, then one more sample past the refresh interval

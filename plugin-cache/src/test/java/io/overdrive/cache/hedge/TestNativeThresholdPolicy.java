@@ -177,6 +177,93 @@ class TestNativeThresholdPolicy
     }
 
     @Test
+    void eightReadsGiveAThresholdAboveTheHealthyReadsThatFollow()
+    {
+        // behind a page cache a freshly started worker sends a storage about ten reads in its first cold queries: fitted
+        // to the first 8, the threshold must stay above the healthy reads of the usual sizes that follow, on storage
+        // limited by latency, by bandwidth, or both, and still hedge most reads a slow replica delays by 500 ms
+        double[][] storages = {{5, 1000}, {15, 64}, {15, 8}};
+        for (double[] storage : storages) {
+            long healthyPast = 0;
+            long slowPast = 0;
+            long checked = 0;
+            for (int trial = 0; trial < 500; trial++) {
+                NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, SECONDS.toNanos(10), 1000, WINDOW, 0);
+                long now = 0;
+                for (int read = 0; read < NativeThresholdPolicy.MIN_SAMPLES; read++) {
+                    now += MILLISECONDS.toNanos(5);
+                    long bytes = size();
+                    policy.record(bytes, healthy(bytes, storage[0], storage[1]), now);
+                }
+                long threshold = policy.thresholdNanos(now).orElseThrow();
+                for (int read = 0; read < 100; read++) {
+                    long bytes = size();
+                    long healthy = healthy(bytes, storage[0], storage[1]);
+                    healthyPast += healthy > threshold ? 1 : 0;
+                    slowPast += healthy + MILLISECONDS.toNanos(500) > threshold ? 1 : 0;
+                    checked++;
+                }
+            }
+            double healthyShare = healthyPast / (double) checked;
+            double slowShare = slowPast / (double) checked;
+            System.out.printf("%s ms, MB/s: healthy reads past the threshold %.4f, slow %.4f%n", Arrays.toString(storage), healthyShare, slowShare);
+            assertThat(healthyShare).as("healthy reads hedged, storage %s", Arrays.toString(storage)).isLessThan(0.002);
+            if (storage[1] >= 64) {
+                assertThat(slowShare).as("slow replica's reads hedged, storage %s", Arrays.toString(storage)).isGreaterThan(0.9);
+            }
+        }
+        // 7 reads give none
+        NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
+        for (int read = 1; read < NativeThresholdPolicy.MIN_SAMPLES; read++) {
+            policy.record(1 << 20, MILLISECONDS.toNanos(30), read);
+        }
+        assertThat(policy.thresholdNanos(NativeThresholdPolicy.MIN_SAMPLES)).isEmpty();
+    }
+
+    @Test
+    void sparseReadsGiveAThresholdFromTheLatestOfTheHorizon()
+    {
+        // a catalog behind a warm cache: one read every 20 seconds, never more than one in a 10-second window. With a
+        // horizon of ten minutes the latest reads give the model from the 8th on; without one (horizon = window) nothing
+        // ever does
+        long horizon = SECONDS.toNanos(600);
+        long warmUp = SECONDS.toNanos(3);
+        NativeThresholdPolicy sparse = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, horizon, warmUp);
+        NativeThresholdPolicy windowOnly = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, warmUp);
+        long now = 0;
+        for (int i = 0; i < NativeThresholdPolicy.MIN_SAMPLES - 1; i++) {
+            now += SECONDS.toNanos(20);
+            sparse.record(1 << 20, MILLISECONDS.toNanos(130), now);
+            windowOnly.record(1 << 20, MILLISECONDS.toNanos(130), now);
+        }
+        assertThat(sparse.thresholdNanos(now + warmUp)).isEmpty();
+        now += SECONDS.toNanos(20);
+        sparse.record(1 << 20, MILLISECONDS.toNanos(130), now);
+        windowOnly.record(1 << 20, MILLISECONDS.toNanos(130), now);
+        // every read follows an idle window: the threshold in force is kept for the warm-up after it, then the model's
+        assertThat(sparse.thresholdNanos(now)).isEmpty();
+        assertThat(sparse.thresholdNanos(now + warmUp)).hasValue(MILLISECONDS.toNanos(390));
+        assertThat(windowOnly.thresholdNanos(now + warmUp)).isEmpty();
+
+        // the latest 20 only: the storage got faster, 20 more sparse reads of 30 ms replace the model
+        for (int i = 0; i < NativeThresholdPolicy.WINDOW_SAMPLES; i++) {
+            now += SECONDS.toNanos(20);
+            sparse.record(1 << 20, MILLISECONDS.toNanos(30), now);
+        }
+        assertThat(sparse.thresholdNanos(now + warmUp)).hasValue(MILLISECONDS.toNanos(90));
+        // reads older than the horizon no longer count
+        assertThat(sparse.thresholdNanos(now + horizon - SECONDS.toNanos(380))).isPresent();
+        assertThat(sparse.thresholdNanos(now + horizon)).isEmpty();
+
+        // a burst of 20 reads within the window is the model, whatever the older sparse reads said
+        for (int i = 0; i < NativeThresholdPolicy.WINDOW_SAMPLES; i++) {
+            now += MILLISECONDS.toNanos(100);
+            sparse.record(1 << 20, MILLISECONDS.toNanos(60), now);
+        }
+        assertThat(sparse.thresholdNanos(now + warmUp)).hasValue(MILLISECONDS.toNanos(180));
+    }
+
+    @Test
     void keptWithinFloorAndCeiling()
     {
         NativeThresholdPolicy policy = new NativeThresholdPolicy(FACTOR, MIN, MAX, 1000, WINDOW, 0);
