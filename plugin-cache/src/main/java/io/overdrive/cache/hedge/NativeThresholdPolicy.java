@@ -26,7 +26,7 @@ final class NativeThresholdPolicy
 {
     // the fewest reads the model is fitted to: behind a page cache a freshly started worker's cold queries send each
     // storage about ten; fitted to 8 healthy reads of a scan's usual sizes the threshold stays above the healthy reads
-    // that follow about as well as fitted to 20 (TestNativeThresholdPolicy)
+    // that follow (TestNativeThresholdPolicy)
     static final int MIN_SAMPLES = 8;
     // a window holding this many reads is the model's alone; with fewer, the latest this many of the horizon are
     static final int WINDOW_SAMPLES = 20;
