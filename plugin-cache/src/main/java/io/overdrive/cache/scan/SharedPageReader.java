@@ -254,22 +254,24 @@ final class SharedPageReader
      * passes its memory {@code reservation}, which covers every run, and no {@code request}. A reader's own read that
      * does not continue a stream fetches only the chunks it needs of the run's first and last pages
      * ({@link #runSpan}), unless the rest of them costs less than a later request would ({@code cache.fetch-rest-of-page});
-     * the cache keeps them as parts of those pages.
+     * the cache keeps them as parts of those pages. Returns the bytes read from remote storage.
      */
-    private void fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Wanted wanted, Reservation reservation)
+    private long fetch(RemoteInput remoteInput, List<Claim> claims, Request request, Wanted wanted, Reservation reservation)
             throws IOException
     {
         if (claims.isEmpty()) {
-            return;
+            return 0;
         }
         int resolved = 0;
+        long bytes = 0;
         try {
             // opened only when this reader fetches: readers served by others' fetches never open the remote file
             TrinoInput input = remoteInput.open();
             for (List<Claim> run : runs(claims, pageSize)) {
-                fetchRun(input, run, request, wanted, reservation);
+                bytes += fetchRun(input, run, request, wanted, reservation);
                 resolved += run.size();
             }
+            return bytes;
         }
         catch (IOException | RuntimeException | Error e) {
             for (Claim claim : claims.subList(resolved, claims.size())) {
@@ -346,7 +348,8 @@ final class SharedPageReader
         return alignDown(pageOffset + PageFrame.CHUNK_SIZE - 1);
     }
 
-    private void fetchRun(TrinoInput input, List<Claim> run, Request request, Wanted wanted, Reservation reservation)
+    // returns the bytes read
+    private long fetchRun(TrinoInput input, List<Claim> run, Request request, Wanted wanted, Reservation reservation)
             throws IOException
     {
         long[] span = runSpan(run, wanted, request != null);
@@ -403,6 +406,7 @@ final class SharedPageReader
             }
             scans.inFlight().remove(claim);
         }
+        return length;
     }
 
     private boolean readCached(long page, Request request)
@@ -570,9 +574,9 @@ final class SharedPageReader
                 if (claims.isEmpty()) {
                     continue;
                 }
-                long before = remoteBytes.get();
-                fetch(opener, claims, null, new Wanted(range.start(), range.end(), false), reservation);
-                scans.stats().recordRowGroupPrefetch(remoteBytes.get() - before);
+                // this fetch's bytes only: the reader may read from storage meanwhile
+                long bytes = fetch(opener, claims, null, new Wanted(range.start(), range.end(), false), reservation);
+                scans.stats().recordRowGroupPrefetch(bytes);
             }
         }
         catch (IOException | RuntimeException e) {

@@ -6,6 +6,7 @@ import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.cache.page.PageFrame;
+import io.overdrive.cache.scan.RowGroupLayout.Range;
 import io.overdrive.cache.scan.TestRowGroupPrefetch.Read;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
+import static java.lang.Math.toIntExact;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +65,57 @@ class TestRowGroupPrefetchScans
         assertThat(replay.scanStats().getRowGroupPrefetches()).isZero();
     }
 
+    @Test
+    void prefetchBytesCountOnlyThePrefetchsOwnReads()
+            throws Exception
+    {
+        byte[] file = TestRowGroupPrefetch.writeParquet(5);
+        Files.write(directory.resolve("data.parquet"), file);
+        ParquetReaderOptions options = ParquetReaderOptions.builder().withMaxMergeDistance(DataSize.ofBytes(0)).build();
+        // the footer, then "price" (column 2) of each row group; "name" (column 1) of row group 3, never planned
+        List<Read> reads = TestRowGroupPrefetch.readWithTrino(file, options, List.of(2));
+        Read footer = reads.getFirst();
+        Read price = reads.get(1);
+        RowGroupLayout layout = RowGroupLayout.parse(file.length, file, 0, file.length).orElseThrow();
+        Range nextPrice = layout.columnChunk(1, 2);
+        Range name = layout.columnChunk(3, 1);
+        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.parquet")), PageFrame.CHUNK_SIZE);
+        PageCacheStats cacheStats = new PageCacheStats();
+        SharedScanStats stats = new SharedScanStats();
+        PageCacheConfig config = cacheConfig(directory, PageFrame.CHUNK_SIZE);
+        try (PageCache pageCache = PageCache.create("lake", config, cacheStats);
+                SharedScans warmUp = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0).setRowGroupPrefetch(false), new SharedScanStats(), cacheStats);
+                SharedScans scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0), stats, cacheStats)) {
+            // the footer and row group 0's chunk cached, nothing prefetched
+            try (TrinoInput input = warmUp.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
+                input.readFully(footer.position(), new byte[footer.length()], 0, footer.length());
+                input.readFully(price.position(), new byte[price.length()], 0, price.length());
+            }
+            try (TrinoInput input = scans.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
+                input.readFully(footer.position(), new byte[footer.length()], 0, footer.length());
+                // a hit, whose prefetch of row group 1's chunk is the next read to reach storage: held there
+                storage.blockNextRead(null);
+                input.readFully(price.position(), new byte[price.length()], 0, price.length());
+                storage.awaitBlockedRead();
+                // meanwhile the reader reads from storage itself
+                long before = storage.bytesRead();
+                byte[] buffer = new byte[toIntExact(name.length())];
+                input.readFully(name.start(), buffer, 0, buffer.length);
+                assertThat(buffer).isEqualTo(Arrays.copyOfRange(file, toIntExact(name.start()), toIntExact(name.end())));
+                long readerBytes = storage.bytesRead() - before;
+                assertThat(readerBytes).isGreaterThanOrEqualTo(name.length());
+                storage.release();
+                awaitSettled(stats);
+                assertThat(stats.getRowGroupPrefetches()).isEqualTo(1);
+                // the prefetch's own bytes: row group 1's chunk, widened to whole chunks; not the reader's
+                assertThat(stats.getRowGroupPrefetchBytes())
+                        .isGreaterThanOrEqualTo(nextPrice.length())
+                        .isLessThanOrEqualTo(nextPrice.length() + 2L * PageFrame.CHUNK_SIZE)
+                        .isEqualTo(storage.bytesRead() - before - readerBytes);
+            }
+        }
+    }
+
     private Replay replay(boolean prefetch, int round)
             throws Exception
     {
@@ -79,12 +132,7 @@ class TestRowGroupPrefetchScans
         StorageBoundary storage = new StorageBoundary(new LocalFileSystem(data).newInputFile(Location.of("local:///data.parquet")), PAGE_SIZE);
         PageCacheStats cacheStats = new PageCacheStats();
         SharedScanStats stats = new SharedScanStats();
-        PageCacheConfig config = new PageCacheConfig()
-                .setEnabled(true)
-                .setBaseDirectories(data.resolve("cache").toString())
-                .setMaxSizes("64MB")
-                .setPageSize(DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(false);
+        PageCacheConfig config = cacheConfig(data, PAGE_SIZE);
         int remote = 0;
         StringBuilder diagnostics = new StringBuilder();
         long columnBytes = 0;
@@ -110,6 +158,17 @@ class TestRowGroupPrefetchScans
             }
         }
         return new Replay(remote, reads.size() - 1, columnBytes, stats, diagnostics.toString());
+    }
+
+    // a cache of small pages under the directory, every page admitted
+    private static PageCacheConfig cacheConfig(Path directory, int pageSize)
+    {
+        return new PageCacheConfig()
+                .setEnabled(true)
+                .setBaseDirectories(directory.resolve("cache").toString())
+                .setMaxSizes("64MB")
+                .setPageSize(DataSize.ofBytes(pageSize))
+                .setAdmissionEnabled(false);
     }
 
     // the prefetches run in the background: wait until they are done
