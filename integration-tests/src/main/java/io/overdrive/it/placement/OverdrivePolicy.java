@@ -22,7 +22,8 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * Overdrive's {@code SOFT_AFFINITY}: the real plugin-scheduler placer, built as {@code overdrive_hive} builds it (one
  * {@link SplitPlacerFactory} per catalog, one {@link SplitPlacer} per table scan, here per query, with
  * {@link WorkerLoads#UNKNOWN}), on the simulation's clock. Only a split placed on one of its preferred workers may be
- * cached there; a fallback reads through.
+ * cached there; a fallback reads through. The workers' caches admit as Overdrive's page cache does, unless built
+ * without admission.
  */
 final class OverdrivePolicy
         extends Policy
@@ -33,10 +34,16 @@ final class OverdrivePolicy
     private final SplitPlacerFactory factory;
     private volatile Membership membership = Membership.empty();
     private final Map<String, SimWorker> byNodeId = new HashMap<>();
+    private final boolean admission;
 
-    OverdrivePolicy(String name, SimulationConfig config, Lake lake, Ticker ticker)
+    /**
+     * @param admission whether the workers' caches admit as Overdrive's page cache does (its default); false: plain
+     * LRU, as the references' caches, to show what placement alone does
+     */
+    OverdrivePolicy(String name, SimulationConfig config, Lake lake, Ticker ticker, boolean admission)
     {
         super(name);
+        this.admission = admission;
         this.lake = lake;
         this.granularity = config.granularity();
         NodeSelectionConfig nodeSelection = new NodeSelectionConfig()
@@ -46,6 +53,12 @@ final class OverdrivePolicy
                 .setLoadHalfLife(new Duration(config.loadHalfLifeSeconds() * 1000, MILLISECONDS))
                 .setAffinityGranularity(granularity);
         factory = new SplitPlacerFactory(nodeSelection, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker);
+    }
+
+    @Override
+    boolean cachesWithAdmission()
+    {
+        return admission;
     }
 
     @Override

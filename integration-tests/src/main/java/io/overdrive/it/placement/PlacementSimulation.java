@@ -128,7 +128,9 @@ public final class PlacementSimulation
                 new OverdriveSetting("load-balance-epsilon 0.1", sensitivity.preferredHostsCount(), 0.1, halfLife, granularity),
                 new OverdriveSetting("load-balance-epsilon 0.25", sensitivity.preferredHostsCount(), 0.25, halfLife, granularity),
                 new OverdriveSetting("load-balance-epsilon 0.5", sensitivity.preferredHostsCount(), 0.5, halfLife, granularity),
+                new OverdriveSetting("load-half-life 0.5s", sensitivity.preferredHostsCount(), epsilon, 0.5, granularity),
                 new OverdriveSetting("load-half-life 1s", sensitivity.preferredHostsCount(), epsilon, 1, granularity),
+                new OverdriveSetting("load-half-life 10s", sensitivity.preferredHostsCount(), epsilon, 10, granularity),
                 new OverdriveSetting("load-half-life 60s", sensitivity.preferredHostsCount(), epsilon, 60, granularity));
         runs.add(run(PlacementReport.SETTINGS_100, "defaults (%d hosts, epsilon %.2f, floor 16, %.0fs, %s)".formatted(sensitivity.preferredHostsCount(), epsilon, halfLife, granularity), sensitivity, "overdrive"));
         for (OverdriveSetting setting : settings) {

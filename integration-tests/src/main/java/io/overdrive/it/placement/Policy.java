@@ -26,6 +26,12 @@ abstract class Policy
         return name;
     }
 
+    /** Whether the workers' caches admit as Overdrive's page cache does ({@link SimWorker}); false: plain LRU. */
+    boolean cachesWithAdmission()
+    {
+        return false;
+    }
+
     /** The live workers changed (sorted by node id); called at the start, on the join and on the leave. */
     final void setLive(List<SimWorker> workers)
     {

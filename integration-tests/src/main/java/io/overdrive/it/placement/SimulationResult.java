@@ -13,6 +13,7 @@ package io.overdrive.it.placement;
  * 4096 most recently placed keys), else NaN
  * @param backlogAtEnd splits not finished when arrivals stopped (a policy that cannot keep up leaves many)
  * @param drainSeconds how long after arrivals stopped the last split finished
+ * @param admissionRejections reads that Overdrive's cache admission turned away over the whole run (0 for a cache without admission)
  * @param keptUpDrainSeconds the longest drain of a run that kept up ({@link #keptUpDrainSeconds(double)})
  */
 record SimulationResult(
@@ -49,6 +50,7 @@ record SimulationResult(
         long abortedExecutions,
         long cacheHits,
         long cacheMisses,
+        long admissionRejections,
         long checksum,
         double keptUpDrainSeconds)
 {

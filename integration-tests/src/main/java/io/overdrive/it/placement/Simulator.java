@@ -1,7 +1,6 @@
 package io.overdrive.it.placement;
 
 import com.google.common.base.Ticker;
-import io.overdrive.scheduler.affinity.AffinityGranularity;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 
@@ -19,7 +18,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * A discrete-event simulation of split placement on a cluster: Poisson query arrivals over Zipf-popular tables, each
- * query reading all splits of a run of consecutive files of one table; workers with split slots, a FIFO queue and an LRU page cache; one worker joining
+ * query reading all splits of a run of consecutive files of one table; workers with split slots, a FIFO queue and an LRU page cache (with Overdrive's admission for Overdrive); one worker joining
  * and one leaving mid-run. Single-threaded and deterministic: the same configuration, seed and policy give the same
  * result, and every policy gets the same arrivals.
  * <p>
@@ -31,14 +30,15 @@ import static java.util.Objects.requireNonNull;
 final class Simulator
 {
     /**
-     * Overdrive with its defaults, and with the earlier ones ({@code affinity-granularity} FILE, {@code load-balance-epsilon}
-     * 0.25); Trino with its default of 2 preferred
-     * hosts, and with {@code cache-preferred-hosts-count} 1, 4 and 8.
+     * Overdrive with its defaults and its cache's admission; with its defaults and a plain LRU cache, as the references
+     * have ({@code overdrive-lru}: what placement alone does); and with the earlier {@code load-half-life} of 10 s and
+     * admission ({@code overdrive-earlier}). Trino with its default of 2 preferred hosts, and with
+     * {@code cache-preferred-hosts-count} 1, 4 and 8.
      */
-    static final List<String> POLICIES = List.of("overdrive", "overdrive-earlier", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
+    static final List<String> POLICIES = List.of("overdrive", "overdrive-lru", "overdrive-earlier", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
     private static final String TRINO_HOSTS = "trino-hosts-";
-    /** {@code load-balance-epsilon} of {@code overdrive-earlier}. */
-    static final double EARLIER_EPSILON = 0.25;
+    /** {@code load-half-life} of {@code overdrive-earlier}, in seconds. */
+    static final double EARLIER_HALF_LIFE_SECONDS = 10;
 
     private static final int ARRIVAL = 0;
     private static final int FINISH = 1;
@@ -113,8 +113,9 @@ final class Simulator
             }
         };
         this.policy = switch (policyName) {
-            case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock);
-            case "overdrive-earlier" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), EARLIER_EPSILON, config.loadHalfLifeSeconds(), AffinityGranularity.FILE), lake, clock);
+            case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock, true);
+            case "overdrive-lru" -> new OverdrivePolicy(policyName, config, lake, clock, false);
+            case "overdrive-earlier" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), config.loadBalanceEpsilon(), EARLIER_HALF_LIFE_SECONDS, config.granularity()), lake, clock, true);
             case "trino" -> new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), config.trinoPreferredHosts());
             case String name when name.startsWith(TRINO_HOSTS) ->
                     new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), Integer.parseInt(name.substring(TRINO_HOSTS.length())));
@@ -124,7 +125,7 @@ final class Simulator
             default -> throw new IllegalArgumentException("unknown policy " + policyName + ", expected one of " + POLICIES);
         };
         for (int number = 0; number <= config.workers(); number++) {
-            everyWorker.add(new SimWorker("worker-%04d".formatted(number), number, config.cachedSplitsPerWorker()));
+            everyWorker.add(new SimWorker("worker-%04d".formatted(number), number, config.cachedSplitsPerWorker(), policy.cachesWithAdmission()));
         }
         joiner = everyWorker.get(config.workers());
         leaver = everyWorker.get(new SplittableRandom(config.seed() ^ 0x1eaf).nextInt(config.workers()));
@@ -433,6 +434,7 @@ final class Simulator
                 abortedExecutions,
                 hits,
                 misses,
+                everyWorker.stream().mapToLong(worker -> worker.admissionRejections).sum(),
                 checksum,
                 SimulationResult.keptUpDrainSeconds(config.arrivalSeconds()));
     }

@@ -1,6 +1,7 @@
 package io.overdrive.it.placement;
 
 import io.overdrive.it.placement.PlacementSimulation.Run;
+import io.overdrive.scheduler.affinity.AffinityGranularity;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -24,8 +25,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * splits; and queries of one file each) of every policy, checked for what the
  * model and the placers promise: every split runs exactly once even when its worker leaves, Overdrive's real placer
  * keeps the load within its bound where rendezvous placement (Trino) does not, remap on a join or leave is about 1/N
- * for the consistent policies and nearly everything for modular hashing, caches evict least recently used first, and a
- * seed gives the same run every time. About a second.
+ * for the consistent policies and nearly everything for modular hashing, caches evict least recently used first (and
+ * Overdrive's admit only repeated reads once full), and a seed gives the same run every time. About a second.
  */
 @TestInstance(PER_CLASS)
 final class TestPlacementSimulation
@@ -38,9 +39,13 @@ final class TestPlacementSimulation
             .withSeed(7);
     // the single-file model: every query one hot file, where rendezvous placement piles up
     private static final SimulationConfig SINGLE_FILE = SMALL.withSingleFileQueries();
+    // Overdrive with a file's splits under one key and a looser bound (an earlier default)
+    private static final double FILE_KEYS_EPSILON = 0.25;
+    private static final SimulationConfig FILE_KEYS = SMALL.withOverdrive(SMALL.preferredHostsCount(), FILE_KEYS_EPSILON, SMALL.loadHalfLifeSeconds(), AffinityGranularity.FILE);
 
     private final Map<String, SimulationResult> results = new LinkedHashMap<>();
     private final Map<String, SimulationResult> singleFile = new LinkedHashMap<>();
+    private SimulationResult fileKeys;
 
     @BeforeAll
     void simulateEveryPolicy()
@@ -51,6 +56,7 @@ final class TestPlacementSimulation
         for (String policy : List.of("overdrive", "trino", "presto-consistent", "none")) {
             singleFile.put(policy, Simulator.run(SINGLE_FILE, policy));
         }
+        fileKeys = Simulator.run(FILE_KEYS, "overdrive");
     }
 
     @Test
@@ -77,7 +83,9 @@ final class TestPlacementSimulation
     {
         // the placer bounds its decayed account at 1 + epsilon; the splits run over the window drift a little above it
         assertThat(results.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
-        assertThat(results.get("overdrive-earlier").maxAvgSplits()).isLessThanOrEqualTo(1 + Simulator.EARLIER_EPSILON + 0.05);
+        assertThat(results.get("overdrive-lru").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
+        assertThat(results.get("overdrive-earlier").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
+        assertThat(fileKeys.maxAvgSplits()).isLessThanOrEqualTo(1 + FILE_KEYS_EPSILON + 0.05);
         assertThat(singleFile.get("overdrive").maxAvgSplits()).isLessThanOrEqualTo(1 + SMALL.loadBalanceEpsilon() + 0.05);
         // with one hot file per query, Trino's 2 preferred hosts per bucket take every split of their keys, however hot
         assertThat(singleFile.get("trino").maxAvgSplits()).isGreaterThan(1.5);
@@ -91,20 +99,23 @@ final class TestPlacementSimulation
     @Test
     void onlyPreferredWorkersCache()
     {
-        // with FILE granularity (the earlier default) each file is cached by about its preferred workers; with SPLIT (the default) each split
+        // with FILE granularity (an earlier default) each file is cached by about its preferred workers; with SPLIT (the default) each split
         // is, so a file's splits spread over up to as many workers; under NO_PREFERENCE by whoever read it
-        assertThat(results.get("overdrive-earlier").copiesPerCachedFile()).isBetween(1.0, 2.0);
+        assertThat(fileKeys.copiesPerCachedFile()).isBetween(1.0, 2.0);
         assertThat(results.get("overdrive").copiesPerCachedFile()).isBetween(1.0, SMALL.splitsPerFile() + 1.0);
-        assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * results.get("overdrive-earlier").copiesPerCachedFile());
-        assertThat(results.get("overdrive").hitRatio()).isGreaterThan(results.get("none").hitRatio());
-        assertThat(results.get("overdrive-earlier").hitRatio()).isGreaterThan(results.get("none").hitRatio());
+        assertThat(results.get("overdrive-lru").copiesPerCachedFile()).isBetween(1.0, SMALL.splitsPerFile() + 1.0);
+        assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * fileKeys.copiesPerCachedFile());
+        for (String policy : List.of("overdrive", "overdrive-lru", "overdrive-earlier")) {
+            assertThat(results.get(policy).hitRatio()).as(policy).isGreaterThan(results.get("none").hitRatio());
+        }
+        assertThat(fileKeys.hitRatio()).isGreaterThan(results.get("none").hitRatio());
     }
 
     @Test
     void remapOnJoinAndLeaveIsAboutOneOverN()
     {
         double ideal = 1.0 / (SMALL.workers() + 1);
-        for (String policy : List.of("overdrive", "overdrive-earlier", "trino", "presto-consistent")) {
+        for (String policy : List.of("overdrive", "overdrive-lru", "overdrive-earlier", "trino", "presto-consistent")) {
             SimulationResult result = results.get(policy);
             assertThat(result.idealRemap()).isEqualTo(ideal);
             assertThat(result.remapJoin()).as(policy + " join").isBetween(0.5 * ideal, 1.6 * ideal);
@@ -162,6 +173,50 @@ final class TestPlacementSimulation
         assertThat(worker.readCached(3)).isTrue();
         worker.loseCache();
         assertThat(worker.readCached(1)).isFalse();
+    }
+
+    @Test
+    void overdrivesCacheAdmitsOnlyRepeatedReadsOnceFull()
+    {
+        SimWorker worker = new SimWorker("worker-0000", 0, 2, true);
+        // while there is room every read is cached, as Overdrive's page cache does
+        assertThat(worker.readCached(1)).isFalse();
+        worker.cache(1);
+        assertThat(worker.readCached(2)).isFalse();
+        worker.cache(2);
+        assertThat(worker.readCached(1)).isTrue();
+        assertThat(worker.readCached(2)).isTrue();
+        // full: data read once is turned away and evicts nothing
+        assertThat(worker.readCached(3)).isFalse();
+        worker.cache(3);
+        assertThat(worker.admissionRejections).isEqualTo(1);
+        assertThat(worker.cachedChunks()).containsExactly(1L, 2L);
+        // read again (the default cache.admission.min-frequency is 2), it gets in and evicts the least recently used
+        assertThat(worker.readCached(3)).isFalse();
+        worker.cache(3);
+        assertThat(worker.cachedChunks()).containsExactly(2L, 3L);
+        assertThat(worker.admissionRejections).isEqualTo(1);
+
+        // without admission (Trino's and Presto's caches) the first read gets in
+        SimWorker lru = new SimWorker("worker-0001", 1, 2, false);
+        lru.cache(1);
+        lru.cache(2);
+        assertThat(lru.readCached(3)).isFalse();
+        lru.cache(3);
+        assertThat(lru.cachedChunks()).containsExactly(2L, 3L);
+        assertThat(lru.admissionRejections).isZero();
+    }
+
+    @Test
+    void onlyOverdrivesWorkersAdmit()
+    {
+        // every Overdrive policy caches through admission, which turns data away once caches are full; the references never do
+        for (String policy : List.of("overdrive", "overdrive-earlier")) {
+            assertThat(results.get(policy).admissionRejections()).as(policy).isPositive();
+        }
+        for (String policy : List.of("overdrive-lru", "trino", "presto-consistent", "none")) {
+            assertThat(results.get(policy).admissionRejections()).as(policy).isZero();
+        }
     }
 
     @Test

@@ -26,7 +26,7 @@ public class NodeSelectionConfig
     private double loadBalanceEpsilon = 0.15;
     private double loadFloor = 16;
     private Duration membershipRefreshInterval = new Duration(5, SECONDS);
-    private Duration loadHalfLife = new Duration(10, SECONDS);
+    private Duration loadHalfLife = new Duration(2, SECONDS);
 
     // null only after an unknown name was set (see below), or null set directly
     @NotNull(message = "node-selection-strategy must be one of NO_PREFERENCE, SOFT_AFFINITY, HARD_AFFINITY")
@@ -129,7 +129,7 @@ public class NodeSelectionConfig
         return this;
     }
 
-    @NotNull(message = "node-selection.load-half-life must be set, e.g. 10s")
+    @NotNull(message = "node-selection.load-half-life must be set, e.g. 2s")
     @MinDuration(value = "100ms", message = "node-selection.load-half-life must be at least 100ms, or placements are forgotten before their splits run")
     @MaxDuration(value = "1h", message = "node-selection.load-half-life must be at most 1h, or the load of long-finished queries keeps pushing splits off their preferred workers")
     public Duration getLoadHalfLife()

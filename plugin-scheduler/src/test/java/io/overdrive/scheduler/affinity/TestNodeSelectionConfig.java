@@ -33,7 +33,7 @@ public class TestNodeSelectionConfig
                 .setLoadBalanceEpsilon(0.15)
                 .setLoadFloor(16)
                 .setMembershipRefreshInterval(new Duration(5, SECONDS))
-                .setLoadHalfLife(new Duration(10, SECONDS)));
+                .setLoadHalfLife(new Duration(2, SECONDS)));
     }
 
     @Test
