@@ -108,7 +108,9 @@ final class PlacementReport
 
                 - `overdrive`: the real plugin-scheduler placer as `overdrive_hive` uses it. The split queues on the worker it chose (the engine \
                 keeps a split with one address on that worker). Only a placement on one of the file's preferred workers \
-                (`isPreferredWorker()`) may cache; a `FALLBACK` reads through. Its workers' caches admit as Overdrive's page cache                 does by default: once full, data read only once recently is not cached (Trino's and Presto's caches, Alluxio's,                 cache every read).
+                (`isPreferredWorker()`) may cache; a `FALLBACK` reads through. Its workers' caches admit as Overdrive's page cache \
+                does by default: once full, data read only once recently is not cached (Trino's and Presto's caches, Alluxio's, \
+                cache every read).
                 - `overdrive-lru`: the same with plain LRU caches, as the references have: what placement alone does.
                 - `overdrive-earlier`: `overdrive` (with admission) with the earlier `load-half-life`, 10 s.
                 - `trino`: Trino 483 with `fs.cache` on stock Hive, as read from its bytecode: the affinity key is per split \
