@@ -6,6 +6,7 @@ import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.trino.Session;
 import io.trino.plugin.hive.HivePlugin;
+import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.plugin.tpch.TpchPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
@@ -23,7 +24,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * In-JVM Trino (coordinator + 2 workers, talking HTTP) with an {@code overdrive} catalog ({@code overdrive_hive}) and
- * a stock {@code hive} catalog over the same file metastore and warehouse on real HDFS, plus {@code tpch}. Data is
+ * a stock {@code hive} catalog over the same file metastore and warehouse on real HDFS, plus {@code tpch}, and any
+ * other catalogs a test asks for (Iceberg's among them). Data is
  * read on the workers only unless {@link Builder#includeCoordinator} says the coordinator runs splits too.
  */
 public final class OverdriveQueryRunner
@@ -47,6 +49,7 @@ public final class OverdriveQueryRunner
         private boolean includeCoordinator;
         private final Map<String, String> overdriveProperties = new LinkedHashMap<>();
         private final Map<String, Map.Entry<String, Map<String, String>>> extraCatalogs = new LinkedHashMap<>();
+        private final Map<String, Map.Entry<String, Map<String, String>>> otherCatalogs = new LinkedHashMap<>();
         private List<TpchTable<?>> initialTables = List.of();
         private Optional<Map.Entry<String, Map<String, String>>> systemAccessControl = Optional.empty();
 
@@ -88,6 +91,16 @@ public final class OverdriveQueryRunner
             return this;
         }
 
+        /**
+         * One more catalog with only these properties (another table format: {@code iceberg} or
+         * {@code overdrive_iceberg}, for example over {@link HiveCatalogs#icebergOnHdfs}).
+         */
+        public Builder catalog(String catalog, String connectorName, Map<String, String> properties)
+        {
+            otherCatalogs.put(requireNonNull(catalog, "catalog is null"), Map.entry(connectorName, Map.copyOf(properties)));
+            return this;
+        }
+
         public Builder initialTables(List<TpchTable<?>> initialTables)
         {
             this.initialTables = List.copyOf(initialTables);
@@ -121,6 +134,7 @@ public final class OverdriveQueryRunner
                 queryRunner.installPlugin(new TpchPlugin());
                 queryRunner.createCatalog("tpch", "tpch");
                 queryRunner.installPlugin(new HivePlugin());
+                queryRunner.installPlugin(new IcebergPlugin());
                 queryRunner.installPlugin(new OverdrivePlugin());
 
                 Map<String, String> hive = HiveCatalogs.hiveOnHdfs(hdfs, "/" + name + "/metastore");
@@ -134,6 +148,7 @@ public final class OverdriveQueryRunner
                         .putAll(hive)
                         .putAll(connector.getValue())
                         .buildKeepingLast()));
+                otherCatalogs.forEach((catalog, connector) -> queryRunner.createCatalog(catalog, connector.getKey(), connector.getValue()));
 
                 // the file metastore puts the schema's directory under hive.metastore.catalog.dir on HDFS
                 queryRunner.execute("CREATE SCHEMA %s.%s".formatted(OVERDRIVE_CATALOG, SCHEMA));

@@ -9,7 +9,6 @@ import io.overdrive.it.harness.S3Storage;
 import io.trino.connector.CatalogHandle;
 import io.trino.connector.ConnectorServicesProvider;
 import io.trino.metadata.CatalogManager;
-import io.trino.plugin.hive.HiveConnector;
 import io.trino.server.testing.TestingTrinoServer;
 import io.trino.spi.catalog.CatalogName;
 import io.trino.testing.AbstractTestQueryFramework;
@@ -193,6 +192,6 @@ public class TestCoordinatorCacheOnHdfs
         TestingTrinoServer coordinator = runner.getCoordinator();
         CatalogHandle handle = coordinator.getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
         OverdriveConnector connector = (OverdriveConnector) coordinator.getInstance(Key.get(ConnectorServicesProvider.class)).getConnectorServices(handle).getConnector();
-        return ((HiveConnector) connector.hive()).getInjector().getInstance(CoordinatorCacheStats.class);
+        return connector.injector().getInstance(CoordinatorCacheStats.class);
     }
 }

@@ -1,15 +1,39 @@
 package io.overdrive.it;
 
 import com.google.common.collect.ImmutableMap;
+import com.google.inject.Injector;
+import com.google.inject.Key;
+import io.overdrive.cache.connector.OverdriveConnector;
+import io.overdrive.cache.coordinator.CoordinatorCacheStats;
 import io.overdrive.it.harness.HedgeBudget;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.S3Storage;
 import io.trino.Session;
+import io.trino.connector.CatalogHandle;
+import io.trino.connector.ConnectorServicesProvider;
+import io.trino.metadata.CatalogManager;
+import io.trino.plugin.iceberg.IcebergConnector;
+import io.trino.plugin.iceberg.catalog.TrinoCatalog;
+import io.trino.plugin.iceberg.catalog.TrinoCatalogFactory;
+import io.trino.server.testing.TestingTrinoServer;
+import io.trino.spi.catalog.CatalogName;
+import io.trino.spi.connector.Connector;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.security.ConnectorIdentity;
 import io.trino.spi.security.Identity;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
+import io.trino.testing.TestingConnectorSession;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.deletes.EqualityDeleteWriter;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -33,6 +57,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 import static io.trino.testing.TestingAccessControlManager.TestingPrivilegeType.SELECT_COLUMN;
@@ -51,7 +76,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code cache.include-tables} and {@code cache.exclude-tables} caches only the tables they let in; bytes damaged in the
  * cache's page files are never served. The same runner has a stock {@code hive} and an {@code overdrive_hive} catalog
  * over a real S3 server (s3proxy) with Trino's native S3 file system, whose tables and file metastore live in a
- * bucket.
+ * bucket. Iceberg tables: {@code overdrive_iceberg} against stock {@code iceberg} over one Iceberg file metastore on HDFS
+ * (and one on S3), through every kind of change Iceberg makes, cold and warm.
  */
 public class TestPageCacheOnHdfs
         extends AbstractTestQueryFramework
@@ -84,6 +110,16 @@ public class TestPageCacheOnHdfs
     private static final String S3_BUDGET = "overdrive_s3_budget";
     private static final double BUDGET_RATIO = 0.05;
 
+    // stock iceberg and overdrive_iceberg (with the page cache) over one Iceberg file metastore on HDFS
+    private static final String ICEBERG = "iceberg";
+    private static final String OVERDRIVE_ICEBERG = "overdrive_iceberg";
+    // overdrive_iceberg caching only the tables of ICEBERG_SCHEMA whose names begin with "included"
+    private static final String ICEBERG_FILTERED = "overdrive_iceberg_filtered";
+    private static final String ICEBERG_SCHEMA = "lake";
+    // stock iceberg and overdrive_iceberg over an Iceberg file metastore in the S3 bucket
+    private static final String ICEBERG_S3 = "iceberg_s3";
+    private static final String OVERDRIVE_ICEBERG_S3 = "overdrive_iceberg_s3";
+
     private Path cacheDirectory;
 
     @Override
@@ -97,6 +133,8 @@ public class TestPageCacheOnHdfs
         // the S3 catalogs' file metastore is in the bucket too, under a prefix of this run's own: table metadata and
         // data both come from S3, as on a lake whose metastore keeps its files there
         Map<String, String> s3Catalog = HiveCatalogs.hiveOnS3(s3, "/page-cache-" + System.nanoTime() + "/metastore");
+        Map<String, String> iceberg = HiveCatalogs.icebergOnHdfs(TestingHdfs.shared(), "/page-cache-iceberg-" + System.nanoTime() + "/metastore");
+        Map<String, String> icebergOnS3 = HiveCatalogs.icebergOnS3(s3, "/page-cache-iceberg-" + System.nanoTime() + "/metastore");
         QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)
                 .systemAccessControl("file", Map.of("security.config-file", accessControlRules.toString()))
@@ -129,9 +167,34 @@ public class TestPageCacheOnHdfs
                         .put("hedged-read.max-ratio", Double.toString(BUDGET_RATIO))
                         .put("hedged-read.budget-reserve", "0")
                         .buildOrThrow())
+                .catalog(ICEBERG, "iceberg", iceberg)
+                // the coordinator's tier in place of Iceberg's own metadata cache, which the other Iceberg catalogs keep
+                .catalog(OVERDRIVE_ICEBERG, "overdrive_iceberg", ImmutableMap.<String, String>builder()
+                        .putAll(iceberg)
+                        .put("cache.enabled", "true")
+                        .put("cache.base-directory", cacheDirectory.toString())
+                        .put("cache.max-size", "1GB")
+                        .put("cache.coordinator.enabled", "true")
+                        .buildOrThrow())
+                .catalog(ICEBERG_FILTERED, "overdrive_iceberg", ImmutableMap.<String, String>builder()
+                        .putAll(iceberg)
+                        .put("cache.enabled", "true")
+                        .put("cache.base-directory", cacheDirectory.toString())
+                        .put("cache.max-size", "1GB")
+                        .put("cache.include-tables", ICEBERG_SCHEMA + ".included*")
+                        .buildOrThrow())
+                .catalog(ICEBERG_S3, "iceberg", icebergOnS3)
+                .catalog(OVERDRIVE_ICEBERG_S3, "overdrive_iceberg", ImmutableMap.<String, String>builder()
+                        .putAll(icebergOnS3)
+                        .put("cache.enabled", "true")
+                        .put("cache.base-directory", cacheDirectory.toString())
+                        .put("cache.max-size", "1GB")
+                        .buildOrThrow())
                 .initialTables(List.of(NATION, ORDERS, CUSTOMER))
                 .build();
         queryRunner.execute("CREATE SCHEMA %s.%s".formatted(S3_HIVE, S3_SCHEMA));
+        queryRunner.execute("CREATE SCHEMA %s.%s".formatted(ICEBERG, ICEBERG_SCHEMA));
+        queryRunner.execute("CREATE SCHEMA %s.%s".formatted(ICEBERG_S3, ICEBERG_SCHEMA));
         return queryRunner;
     }
 
@@ -704,5 +767,292 @@ public class TestPageCacheOnHdfs
         }
         getQueryRunner().execute(("DROP TABLE " + table).formatted(S3_CATALOG, S3_SCHEMA));
         assertQueryFails(("SELECT * FROM " + table).formatted(S3_HIVE, S3_SCHEMA), ".*Table '%s.%s.parts' does not exist".formatted(S3_HIVE, S3_SCHEMA));
+    }
+
+    // ---- Iceberg tables: overdrive_iceberg against stock iceberg over one file metastore on HDFS ----
+
+    @Test
+    void icebergTablesReadTheSameAsStockIcebergAndWarmReadsComeFromTheCache()
+    {
+        for (String format : List.of("PARQUET", "ORC")) {
+            String lineitem = "lineitem_" + format.toLowerCase(ENGLISH);
+            String orders = "orders_" + format.toLowerCase(ENGLISH);
+            assertUpdate("CREATE TABLE %s.%s.%s WITH (format = '%s', partitioning = ARRAY['returnflag']) AS SELECT * FROM tpch.tiny.lineitem".formatted(OVERDRIVE_ICEBERG, ICEBERG_SCHEMA, lineitem, format), 60175);
+            assertUpdate("CREATE TABLE %s.%s.%s WITH (format = '%s') AS SELECT * FROM tpch.tiny.orders".formatted(ICEBERG, ICEBERG_SCHEMA, orders, format), 15000);
+            PageCacheMetrics start = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+            for (String sql : List.of(
+                    // TPC-H Q1, Q6 and Q12's shapes
+                    "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice * (1 - discount)), avg(discount) FROM %1$s.lake.%2$s WHERE shipdate <= DATE '1998-09-02' GROUP BY 1, 2",
+                    "SELECT sum(extendedprice * discount) FROM %1$s.lake.%2$s WHERE shipdate >= DATE '1994-01-01' AND shipdate < DATE '1995-01-01' AND discount BETWEEN 0.05 AND 0.07 AND quantity < 24",
+                    "SELECT l.shipmode, count(*) FROM %1$s.lake.%3$s o JOIN %1$s.lake.%2$s l ON o.orderkey = l.orderkey WHERE o.orderpriority IN ('1-URGENT', '2-HIGH') GROUP BY 1",
+                    "SELECT * FROM %1$s.lake.%3$s WHERE orderkey BETWEEN 1000 AND 2000")) {
+                String overdrive = sql.formatted(OVERDRIVE_ICEBERG, lineitem, orders);
+                String stock = sql.formatted(ICEBERG, lineitem, orders);
+                // cold for what earlier queries did not read
+                assertThat(query(overdrive)).as("%s, cold: %s", format, sql).matches(stock);
+                PageCacheMetrics afterCold = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+                assertThat(query(overdrive)).as("%s, warm: %s", format, sql).matches(stock);
+                PageCacheMetrics warm = PageCacheMetrics.read(OVERDRIVE_ICEBERG).minus(afterCold);
+                assertThat(warm.bytesFromRemote()).as("%s: the warm run reads nothing from HDFS: %s (%s)", format, sql, warm).isZero();
+                assertThat(warm.bytesFromCache()).isPositive();
+            }
+            assertThat(PageCacheMetrics.read(OVERDRIVE_ICEBERG).minus(start).bytesFromRemote()).as("%s: the cold runs read HDFS", format).isPositive();
+            assertUpdate("DROP TABLE %s.%s.%s".formatted(ICEBERG, ICEBERG_SCHEMA, lineitem));
+            assertUpdate("DROP TABLE %s.%s.%s".formatted(OVERDRIVE_ICEBERG, ICEBERG_SCHEMA, orders));
+        }
+    }
+
+    /**
+     * Every kind of change Iceberg makes to a table, through either catalog and through Iceberg's own writers (an
+     * equality delete, as Spark and Flink write them): after each, the table's rows, its metadata tables and its
+     * history read the same through {@code overdrive_iceberg} (cold, then warm from the cache) as through stock
+     * {@code iceberg}.
+     */
+    @Test
+    void icebergChangesThroughEitherCatalogReadTheSameColdAndWarm()
+    {
+        String table = "changes";
+        assertUpdate("CREATE TABLE overdrive_iceberg.lake.changes (id BIGINT, name VARCHAR, price DECIMAL(38, 2), score DOUBLE, day DATE) WITH (format = 'PARQUET', format_version = 2)");
+        long created = snapshotId(table);
+        assertUpdate("""
+                INSERT INTO iceberg.lake.changes VALUES
+                    (1, 'ascii', DECIMAL '12345678901234567890123456789012.34', 1.5, DATE '2024-01-01'),
+                    (2, 'ünïcödé ✓', DECIMAL '-0.01', nan(), DATE '2024-01-02'),
+                    (3, NULL, NULL, infinity(), DATE '2024-02-01'),
+                    (4, '', DECIMAL '99999999999999999999999999999999.99', -infinity(), NULL),
+                    (5, 'five', DECIMAL '5.00', NULL, DATE '2024-02-03')""", 5);
+        assertSameIcebergTable(table);
+        assertUpdate("INSERT INTO overdrive_iceberg.lake.changes SELECT custkey + 100, name, CAST(acctbal AS DECIMAL(38, 2)), acctbal, DATE '2024-03-01' + custkey * INTERVAL '1' DAY FROM tpch.tiny.customer", 1500);
+        assertSameIcebergTable(table);
+        long beforeDeletes = snapshotId(table);
+
+        // position deletes (Trino's DELETE), then an equality delete (Iceberg's writer): both kinds of delete file
+        assertUpdate("DELETE FROM overdrive_iceberg.lake.changes WHERE id % 7 = 0", 214);
+        assertSameIcebergTable(table);
+        writeEqualityDelete(table, "name", "five");
+        assertThat(computeScalar("SELECT count(*) FROM overdrive_iceberg.lake.changes WHERE id = 5")).isEqualTo(0L);
+        assertThat(computeActual("SELECT DISTINCT content FROM iceberg.lake.\"changes$files\"").getOnlyColumnAsSet()).containsExactlyInAnyOrder(0, 1, 2);
+        assertSameIcebergTable(table);
+
+        assertUpdate("UPDATE iceberg.lake.changes SET score = score * 2, name = upper(name) WHERE id BETWEEN 100 AND 400", 257);
+        assertSameIcebergTable(table);
+        assertUpdate("""
+                MERGE INTO overdrive_iceberg.lake.changes t USING (SELECT nationkey AS id, name FROM tpch.tiny.nation) s ON t.id = s.id
+                WHEN MATCHED AND s.id < 3 THEN DELETE
+                WHEN MATCHED THEN UPDATE SET name = s.name
+                WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, DATE '2025-01-01')""", 25);
+        assertSameIcebergTable(table);
+
+        // schema and partition evolution
+        assertUpdate("ALTER TABLE overdrive_iceberg.lake.changes ADD COLUMN note VARCHAR");
+        assertUpdate("ALTER TABLE iceberg.lake.changes RENAME COLUMN score TO rating");
+        assertUpdate("ALTER TABLE overdrive_iceberg.lake.changes SET PROPERTIES partitioning = ARRAY['month(day)']");
+        assertUpdate("INSERT INTO iceberg.lake.changes (id, name, day, note) VALUES (9000, 'after evolution', DATE '2026-12-02', 'noted')", 1);
+        assertSameIcebergTable(table);
+        assertUpdate("ALTER TABLE overdrive_iceberg.lake.changes DROP COLUMN note");
+        assertSameIcebergTable(table);
+
+        // maintenance: compaction, snapshots expired, files no snapshot uses removed
+        long beforeOptimize = snapshotId(table);
+        assertUpdate("ALTER TABLE overdrive_iceberg.lake.changes EXECUTE optimize");
+        assertSameIcebergTable(table);
+        assertThat(query("SELECT * FROM overdrive_iceberg.lake.changes FOR VERSION AS OF " + beforeOptimize))
+                .as("time travel to before the compaction")
+                .matches("SELECT * FROM iceberg.lake.changes FOR VERSION AS OF " + beforeOptimize);
+        assertThat(query("SELECT * FROM overdrive_iceberg.lake.changes FOR VERSION AS OF " + beforeDeletes))
+                .as("time travel to before the deletes")
+                .matches("SELECT * FROM iceberg.lake.changes FOR VERSION AS OF " + beforeDeletes);
+        // Iceberg's own table function (over the appends), served through Overdrive's function provider
+        String changes = "SELECT id, _change_type, _change_version_id FROM TABLE(%s.system.table_changes('lake', 'changes', " + created + ", " + beforeDeletes + "))";
+        assertThat(query(changes.formatted(OVERDRIVE_ICEBERG))).matches(changes.formatted(ICEBERG));
+        assertThat(computeActual(changes.formatted(OVERDRIVE_ICEBERG)).getRowCount()).isEqualTo(1505);
+        assertUpdate("ALTER TABLE iceberg.lake.changes EXECUTE expire_snapshots(retention_threshold => '0s')");
+        assertUpdate("ALTER TABLE overdrive_iceberg.lake.changes EXECUTE remove_orphan_files(retention_threshold => '0s')");
+        assertSameIcebergTable(table);
+        assertThat(computeScalar("SELECT count(*) FROM overdrive_iceberg.lake.\"changes$snapshots\"")).isEqualTo(1L);
+
+        assertUpdate("DROP TABLE overdrive_iceberg.lake.changes");
+        assertQueryFails("SELECT * FROM iceberg.lake.changes", ".*Table 'iceberg.lake.changes' does not exist");
+        assertQueryFails("SELECT * FROM overdrive_iceberg.lake.changes", ".*Table 'overdrive_iceberg.lake.changes' does not exist");
+    }
+
+    // the table's rows, cold and warm, and its metadata tables, the same through both catalogs
+    private void assertSameIcebergTable(String table)
+    {
+        String rows = "SELECT * FROM %s.lake." + table;
+        assertThat(query(rows.formatted(OVERDRIVE_ICEBERG))).as("cold").matches(rows.formatted(ICEBERG));
+        PageCacheMetrics before = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+        assertThat(query(rows.formatted(OVERDRIVE_ICEBERG))).as("warm").matches(rows.formatted(ICEBERG));
+        PageCacheMetrics warm = PageCacheMetrics.read(OVERDRIVE_ICEBERG).minus(before);
+        assertThat(warm.bytesFromRemote()).as("warm: data and delete files come from the cache (%s)", warm).isZero();
+        for (String metadata : List.of(
+                "SELECT snapshot_id, parent_id, operation FROM %s.lake.\"" + table + "$snapshots\"",
+                "SELECT content, file_path, record_count, file_size_in_bytes FROM %s.lake.\"" + table + "$files\"",
+                "SELECT made_current_at, snapshot_id, is_current_ancestor FROM %s.lake.\"" + table + "$history\"")) {
+            assertThat(query(metadata.formatted(OVERDRIVE_ICEBERG))).as(metadata).matches(metadata.formatted(ICEBERG));
+        }
+        assertThat(query("DESCRIBE %s.lake.%s".formatted(OVERDRIVE_ICEBERG, table))).matches("DESCRIBE %s.lake.%s".formatted(ICEBERG, table));
+    }
+
+    private long snapshotId(String table)
+    {
+        return (long) computeScalar("SELECT snapshot_id FROM iceberg.lake.\"%s$snapshots\" ORDER BY committed_at DESC LIMIT 1".formatted(table));
+    }
+
+    // deletes the rows whose column holds the value with an equality delete file, written and committed with Iceberg's
+    // own API (what Spark and Flink write; Trino writes position deletes only)
+    private void writeEqualityDelete(String table, String column, String value)
+    {
+        // through the stock catalog's own Iceberg catalog: a writer that is not Overdrive's
+        Connector stock = coordinatorConnector(ICEBERG);
+        TrinoCatalog catalog = coordinatorInjector(ICEBERG).getInstance(TrinoCatalogFactory.class).create(ConnectorIdentity.ofUser("test"));
+        ConnectorSession session = TestingConnectorSession.builder().setPropertyMetadata(stock.getSessionProperties()).build();
+        org.apache.iceberg.Table icebergTable = catalog.loadTable(session, new SchemaTableName(ICEBERG_SCHEMA, table));
+        Schema deleteSchema = icebergTable.schema().select(column);
+        OutputFile file = icebergTable.io().newOutputFile(icebergTable.location() + "/data/equality-delete-" + UUID.randomUUID() + ".parquet");
+        try {
+            EqualityDeleteWriter<Record> writer = Parquet.writeDeletes(file)
+                    .forTable(icebergTable)
+                    .withSpec(icebergTable.spec())
+                    .rowSchema(deleteSchema)
+                    .createWriterFunc(GenericParquetWriter::create)
+                    .equalityFieldIds(icebergTable.schema().findField(column).fieldId())
+                    .buildEqualityWriter();
+            try (writer) {
+                writer.write(GenericRecord.create(deleteSchema).copy(Map.of(column, value)));
+            }
+            icebergTable.newRowDelta().addDeletes(writer.toDeleteFile()).commit();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void icebergTablesOnS3ReadTheSameAndWarmReadsAskS3ForNoData()
+    {
+        S3Storage s3 = TestingS3.shared();
+        for (String format : List.of("PARQUET", "ORC")) {
+            String table = "lines_" + format.toLowerCase(ENGLISH);
+            assertUpdate("CREATE TABLE %s.lake.%s WITH (format = '%s') AS SELECT * FROM tpch.tiny.lineitem".formatted(OVERDRIVE_ICEBERG_S3, table, format), 60175);
+            assertThat(computeActual("SELECT DISTINCT \"$path\" FROM %s.lake.%s".formatted(ICEBERG_S3, table)).getOnlyColumnAsSet())
+                    .allSatisfy(path -> assertThat((String) path).startsWith("s3://" + TestingS3.BUCKET + "/"));
+            String sql = "SELECT returnflag, linestatus, count(*), sum(orderkey), sum(linenumber), min(shipdate), max(comment) FROM %s.lake.%s GROUP BY 1, 2 ORDER BY 1, 2";
+            MaterializedResult expected = computeActual(sql.formatted(ICEBERG_S3, table));
+            long bytes = s3.getBytes();
+            assertThat(computeActual(sql.formatted(OVERDRIVE_ICEBERG_S3, table)).getMaterializedRows()).as("%s, cold", format).isEqualTo(expected.getMaterializedRows());
+            long cold = s3.getBytes() - bytes;
+
+            PageCacheMetrics before = PageCacheMetrics.read(OVERDRIVE_ICEBERG_S3);
+            bytes = s3.getBytes();
+            assertThat(computeActual(sql.formatted(OVERDRIVE_ICEBERG_S3, table)).getMaterializedRows()).as("%s, warm", format).isEqualTo(expected.getMaterializedRows());
+            long warm = s3.getBytes() - bytes;
+            PageCacheMetrics read = PageCacheMetrics.read(OVERDRIVE_ICEBERG_S3).minus(before);
+            assertThat(read.bytesFromRemote()).as("%s: the warm query's data comes from the cache: %s", format, read).isZero();
+            assertThat(read.bytesFromCache()).isPositive();
+            // what is left is the file metastore's table file, which no cache keeps (Iceberg's metadata files are in the coordinator's memory)
+            assertThat(warm).as("%s: S3 bytes of the warm query against the cold one's (%s)", format, cold).isLessThan(cold / 100);
+            assertUpdate("DROP TABLE %s.lake.%s".formatted(ICEBERG_S3, table));
+        }
+    }
+
+    @Test
+    void icebergFlushCacheFromSql()
+    {
+        assertUpdate("CREATE TABLE overdrive_iceberg.lake.flush_a AS SELECT * FROM tpch.tiny.orders", 15000);
+        assertUpdate("CREATE TABLE overdrive_iceberg.lake.flush_b AS SELECT * FROM tpch.tiny.customer", 1500);
+        assertUpdate("DELETE FROM overdrive_iceberg.lake.flush_a WHERE orderkey % 3 = 0", 5000);
+        String scanA = "SELECT sum(totalprice), count(*) FROM %s.lake.flush_a";
+        String scanB = "SELECT sum(acctbal), count(*) FROM %s.lake.flush_b";
+        computeActual(scanA.formatted(OVERDRIVE_ICEBERG));
+        computeActual(scanB.formatted(OVERDRIVE_ICEBERG));
+
+        // one table, found through the Iceberg catalog: its data and delete files go, the other table's stay
+        PageCacheMetrics beforeFlush = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+        assertThat(computeActual("SELECT bytes_cached_before > bytes_cached_after FROM TABLE(overdrive_iceberg.system.flush_cache(schema_name => 'lake', table_name => 'flush_a'))").getOnlyValue()).isEqualTo(true);
+        assertThat(PageCacheMetrics.read(OVERDRIVE_ICEBERG).bytesCached()).isLessThan(beforeFlush.bytesCached());
+        PageCacheMetrics start = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+        computeActual(scanB.formatted(OVERDRIVE_ICEBERG));
+        assertThat(PageCacheMetrics.read(OVERDRIVE_ICEBERG).minus(start).bytesFromRemote()).as("flush_b stays cached").isZero();
+        start = PageCacheMetrics.read(OVERDRIVE_ICEBERG);
+        assertThat(query(scanA.formatted(OVERDRIVE_ICEBERG))).matches(scanA.formatted(ICEBERG));
+        assertThat(PageCacheMetrics.read(OVERDRIVE_ICEBERG).minus(start).bytesFromRemote()).as("flush_a is read from HDFS again").isPositive();
+
+        // the schema, found through the Iceberg catalog too
+        assertThat(computeActual("SELECT bytes_cached_before > 0, bytes_cached_after FROM TABLE(overdrive_iceberg.system.flush_cache(schema_name => 'lake'))").getMaterializedRows())
+                .singleElement()
+                .satisfies(row -> assertThat(row.getFields()).containsExactly(true, 0L));
+        assertQueryFails("SELECT * FROM TABLE(overdrive_iceberg.system.flush_cache(schema_name => 'lake', table_name => 'no_such_table'))", "flush_cache: table lake.no_such_table does not exist");
+        assertQueryFails("SELECT * FROM TABLE(overdrive_iceberg.system.flush_cache(schema_name => 'no_such_schema'))", "flush_cache: schema no_such_schema does not exist or has no location");
+        // warm_cache reads Hive partitions: not a function of Iceberg catalogs
+        assertQueryFails("SELECT * FROM TABLE(overdrive_iceberg.system.warm_cache(schema_name => 'lake', table_name => 'flush_b'))", "line 1:21: Table function 'overdrive_iceberg.system.warm_cache' not registered");
+        assertUpdate("DROP TABLE iceberg.lake.flush_a");
+        assertUpdate("DROP TABLE iceberg.lake.flush_b");
+    }
+
+    @Test
+    void icebergTableFiltersCoverEachTablesDeleteFiles()
+    {
+        assertUpdate("CREATE TABLE iceberg.lake.included_orders AS SELECT * FROM tpch.tiny.orders", 15000);
+        assertUpdate("CREATE TABLE iceberg.lake.other_orders AS SELECT * FROM tpch.tiny.orders", 15000);
+        // delete files, which Iceberg reads when a split's page source makes its first page
+        assertUpdate("DELETE FROM iceberg.lake.included_orders WHERE orderkey % 5 = 0", 3000);
+        assertUpdate("DELETE FROM iceberg.lake.other_orders WHERE orderkey % 5 = 0", 3000);
+        String sql = "SELECT orderstatus, count(*), sum(totalprice) FROM %s.lake.%s GROUP BY 1";
+
+        // included: the second run reads nothing from HDFS, its delete files included
+        assertThat(query(sql.formatted(ICEBERG_FILTERED, "included_orders"))).matches(sql.formatted(ICEBERG, "included_orders"));
+        PageCacheMetrics before = PageCacheMetrics.read(ICEBERG_FILTERED);
+        assertThat(query(sql.formatted(ICEBERG_FILTERED, "included_orders"))).matches(sql.formatted(ICEBERG, "included_orders"));
+        PageCacheMetrics warm = PageCacheMetrics.read(ICEBERG_FILTERED).minus(before);
+        assertThat(warm.bytesFromRemote()).as("included, warm: %s", warm).isZero();
+        assertThat(warm.notCachedExcludedTable()).as("included, warm: %s", warm).isZero();
+
+        // left out: every run reads HDFS, and the cache is neither looked up nor filled
+        for (int run = 1; run <= 2; run++) {
+            before = PageCacheMetrics.read(ICEBERG_FILTERED);
+            assertThat(query(sql.formatted(ICEBERG_FILTERED, "other_orders"))).matches(sql.formatted(ICEBERG, "other_orders"));
+            PageCacheMetrics read = PageCacheMetrics.read(ICEBERG_FILTERED).minus(before);
+            assertThat(read.bytesFromRemote()).as("run %s: %s", run, read).isPositive();
+            assertThat(read.notCachedExcludedTable()).as("run %s: data and delete files bypass the cache: %s", run, read).isGreaterThanOrEqualTo(2);
+            assertThat(read.bytesFromCache()).as("run %s: %s", run, read).isZero();
+            assertThat(read.misses()).as("run %s: %s", run, read).isZero();
+        }
+        assertUpdate("DROP TABLE iceberg.lake.included_orders");
+        assertUpdate("DROP TABLE iceberg.lake.other_orders");
+    }
+
+    // the coordinator reads a table's metadata file, manifest list and manifests for every plan: from memory after the first
+    @Test
+    void icebergPlanningReadsTableMetadataFromTheCoordinatorsMemory()
+    {
+        assertUpdate("CREATE TABLE overdrive_iceberg.lake.planned AS SELECT * FROM tpch.tiny.nation", 25);
+        assertUpdate("INSERT INTO iceberg.lake.planned SELECT * FROM tpch.tiny.nation", 25);
+        CoordinatorCacheStats stats = coordinatorInjector(OVERDRIVE_ICEBERG).getInstance(CoordinatorCacheStats.class);
+        String sql = "SELECT regionkey, count(*) FROM %s.lake.planned WHERE nationkey > 3 GROUP BY 1";
+        assertThat(query(sql.formatted(OVERDRIVE_ICEBERG))).matches(sql.formatted(ICEBERG));
+        long hits = stats.getHits();
+        long bytesFromStorage = stats.getBytesFromStorage();
+        assertThat(query(sql.formatted(OVERDRIVE_ICEBERG))).matches(sql.formatted(ICEBERG));
+        assertThat(stats.getHits()).as("the second plan's metadata files come from memory").isGreaterThan(hits);
+        assertThat(stats.getBytesFromStorage()).as("and none from storage").isEqualTo(bytesFromStorage);
+        // a change commits new metadata files, under new paths: seen at once
+        assertUpdate("INSERT INTO iceberg.lake.planned SELECT * FROM tpch.tiny.nation WHERE nationkey > 20", 4);
+        assertThat(query(sql.formatted(OVERDRIVE_ICEBERG))).matches(sql.formatted(ICEBERG));
+        assertUpdate("DROP TABLE iceberg.lake.planned");
+    }
+
+    // the injector of a catalog's connector on the coordinator: Overdrive's, or the stock Iceberg connector's
+    private Injector coordinatorInjector(String catalog)
+    {
+        Connector connector = coordinatorConnector(catalog);
+        return connector instanceof OverdriveConnector overdrive ? overdrive.injector() : ((IcebergConnector) connector).getInjector();
+    }
+
+    private Connector coordinatorConnector(String catalog)
+    {
+        TestingTrinoServer coordinator = getDistributedQueryRunner().getCoordinator();
+        CatalogHandle handle = coordinator.getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
+        return coordinator.getInstance(Key.get(ConnectorServicesProvider.class)).getConnectorServices(handle).getConnector();
     }
 }

@@ -38,7 +38,7 @@ class TestPluginLayout
         Path plugin = layout.root().resolve("plugin-cache/target/overdrive-cache");
         Set<String> jars = fileNames(plugin);
         assertThat(jars).anyMatch(name -> name.startsWith("plugin-cache-") && name.endsWith(".jar"));
-        assertThat(jars).contains("trino-hive-" + ProjectLayout.TRINO_VERSION + ".jar", "trino-filesystem-manager-" + ProjectLayout.TRINO_VERSION + ".jar");
+        assertThat(jars).contains("trino-hive-" + ProjectLayout.TRINO_VERSION + ".jar", "trino-iceberg-" + ProjectLayout.TRINO_VERSION + ".jar", "trino-filesystem-manager-" + ProjectLayout.TRINO_VERSION + ".jar");
         assertNoServerProvidedJars(jars);
         // HDFS must not be on the plugin class path: HdfsFileSystemLoader refuses to start if it is
         assertThat(jars).noneMatch(name -> name.startsWith("trino-hdfs-") || name.startsWith("hadoop-"));

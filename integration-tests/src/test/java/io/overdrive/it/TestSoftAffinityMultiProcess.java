@@ -113,6 +113,13 @@ class TestSoftAffinityMultiProcess
                         "hive.max-split-size", "1MB",
                         "hive.minimum-assigned-split-weight", "0.01")))
                 .catalog("hive", "hive", hive)
+                // Iceberg tables under the same shipped placement as soft's. Writes collect no column sketches: their
+                // aggregation comes with Trino's own Iceberg plugin, which this cluster does not load (its 450 MB would
+                // slow every node's start)
+                .catalog("soft_iceberg", "overdrive_iceberg", withCache(HiveCatalogs.icebergOnHdfs(hdfs, "/soft-affinity-iceberg/metastore"), "cache-soft-iceberg", Map.of(
+                        "node-selection-strategy", "SOFT_AFFINITY",
+                        "node-selection.membership-refresh-interval", MEMBERSHIP_REFRESH.toSeconds() + "s",
+                        "iceberg.extended-statistics.collect-on-write", "false")))
                 .catalog("soft_s3", "overdrive_hive", withCache(hiveOnS3, "cache-soft-s3", Map.of("node-selection-strategy", "SOFT_AFFINITY")))
                 .catalog("hive_s3", "hive", hiveOnS3)
                 .catalog("tpch", "tpch", Map.of())
@@ -406,6 +413,35 @@ class TestSoftAffinityMultiProcess
             }
             return rows(statement, sql);
         }
+    }
+
+    @Test
+    @Order(6)
+    void icebergFilesArePlacedAndCachedAsHiveFilesAre()
+            throws IOException
+    {
+        cluster.execute("CREATE SCHEMA soft_iceberg.affinity");
+        // partitioned, so that the table has many files
+        cluster.execute("CREATE TABLE soft_iceberg.affinity.orders WITH (format = 'PARQUET', partitioning = ARRAY['orderpriority']) AS " +
+                "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=soft_iceberg,*";
+        String pageStats = "io.overdrive.cache.page:type=PageCacheStats,name=soft_iceberg,*";
+        // the same rows as stock hive's copy of the table
+        List<List<List<Object>>> expected = QUERIES.stream().map(sql -> cluster.query(sql.formatted("hive"))).toList();
+        for (int query = 0; query < QUERIES.size(); query++) {
+            assertThat(ResultRows.same(cluster.query(QUERIES.get(query).formatted("soft_iceberg")), expected.get(query))).as("cold: %s", QUERIES.get(query)).isTrue();
+        }
+        Map<String, Integer> copies = copiesPerFile("cache-soft-iceberg", "soft_iceberg");
+        assertThat(copies).as("Iceberg files cached under soft affinity").hasSizeGreaterThanOrEqualTo(5);
+        assertThat(copies.values()).as("copies of each file: at most its 2 preferred workers").allSatisfy(count -> assertThat(count).isLessThanOrEqualTo(2));
+        assertThat(JmxAttributes.sum(cluster.coordinator().jmxPort(), placement, "Preferred.TotalCount")).as("splits placed on a preferred worker").isPositive();
+
+        // warm: every split on a worker that caches its file, nothing read from storage
+        long fromRemote = cluster.sumOverWorkers(pageStats, "BytesFromRemote");
+        for (int query = 0; query < QUERIES.size(); query++) {
+            assertThat(ResultRows.same(cluster.query(QUERIES.get(query).formatted("soft_iceberg")), expected.get(query))).as("warm: %s", QUERIES.get(query)).isTrue();
+        }
+        assertThat(cluster.sumOverWorkers(pageStats, "BytesFromRemote") - fromRemote).as("bytes from storage, warm").isZero();
     }
 
     @Test

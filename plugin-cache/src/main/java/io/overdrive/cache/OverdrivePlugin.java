@@ -2,6 +2,7 @@ package io.overdrive.cache;
 
 import com.google.common.collect.ImmutableList;
 import io.overdrive.cache.connector.OverdriveHiveConnectorFactory;
+import io.overdrive.cache.iceberg.OverdriveIcebergConnectorFactory;
 import io.trino.spi.Plugin;
 import io.trino.spi.connector.ConnectorFactory;
 
@@ -14,6 +15,6 @@ public class OverdrivePlugin
     @Override
     public Iterable<ConnectorFactory> getConnectorFactories()
     {
-        return ImmutableList.of(new OverdriveHiveConnectorFactory());
+        return ImmutableList.of(new OverdriveHiveConnectorFactory(), new OverdriveIcebergConnectorFactory());
     }
 }

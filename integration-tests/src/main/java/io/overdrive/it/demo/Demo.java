@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
+import static java.util.Objects.requireNonNull;
 import static java.util.stream.Collectors.joining;
 
 
@@ -26,20 +27,22 @@ import static java.util.stream.Collectors.joining;
  * The main job: a data lake on this machine and the same workload through three catalogs on the same files, side by
  * side: {@code hive} (stock Trino, no cache), {@code trino_cache} (the best a Trino user can configure without Overdrive:
  * Trino's own file system cache with its affinity, plus, on HDFS, HDFS's own hedged reads in an {@code hdfs-site.xml}) and
- * {@code overdrive} ({@code overdrive_hive} with its shipped defaults, only its features switched on). Real HDFS (3
- * DataNodes) or a real S3 server ({@link DemoStorage}) made to answer like remote storage, a real three-node Trino
- * cluster (coordinator + 2 workers, separate JVMs) with the Overdrive plugins installed from their zips, TPC-H in
+ * {@code overdrive} ({@code overdrive_hive} with its shipped defaults, only its features switched on). With
+ * {@code --format iceberg} ({@link LakeFormat}) the tables are Iceberg tables and the catalogs {@code iceberg},
+ * {@code trino_cache} (stock Iceberg with the same cache) and {@code overdrive} ({@code overdrive_iceberg}, the same
+ * defaults).
+ * Real HDFS (3 DataNodes) or a real S3 server ({@link DemoStorage}) made to answer like remote storage, a real three-node
+ * Trino cluster (coordinator + 2 workers, separate JVMs) with the Overdrive plugins installed from their zips, TPC-H in
  * Parquet on that storage. Several users, each with its own
  * connection, run a TPC-H mix at the same time through each catalog in turn, in the {@link Scenario}s asked for; every
- * result is compared with stock {@code hive}'s. Prints a table and writes a report with charts. {@code --serve} keeps
+ * result is compared with the stock catalog's. Prints a table and writes a report with charts. {@code --serve} keeps
  * the cluster up for {@code ./overdrive cli}.
  */
 public final class Demo
 {
-    static final String STOCK = "hive";
+    // the catalogs after the stock one, whose name is its connector's (LakeFormat)
     static final String TRINO_CACHE = "trino_cache";
     static final String OVERDRIVE = "overdrive";
-    static final List<String> CATALOGS = List.of(STOCK, TRINO_CACHE, OVERDRIVE);
     static final String SCHEMA = "lake";
     // a small copy of the tables (TPC-H tiny) through which every catalog's code is warmed after a (re)start, without
     // putting the measured tables into any cache
@@ -71,7 +74,7 @@ public final class Demo
         }
         DemoReport report = run(options);
         if (!report.allMatch()) {
-            System.out.println("ERROR: some results differ from the stock hive catalog's (see the table above)");
+            System.out.printf("ERROR: some results differ from the stock %s catalog's (see the table above)%n", options.format().stockCatalog());
             System.exit(1);
         }
     }
@@ -81,23 +84,24 @@ public final class Demo
             throws InterruptedException
     {
         ProjectLayout layout = new ProjectLayout(options.repo());
+        LakeFormat format = options.format();
         long demoStart = System.nanoTime();
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         System.out.printf("""
                 Overdrive demo: a data lake on this machine; stock Trino, Trino with its own cache, and Trino with Overdrive, side by side.
                   storage:   %s, %s
                   Trino:     %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
-                  data:      TPC-H %s in Parquet on %s
+                  data:      TPC-H %s in %s tables (Parquet) on %s
                   workload:  %d concurrent users, each with its own connection, %d TPC-H queries each
                   scenarios: %s
-                  catalogs:  %s = stock Hive connector; %s = stock Hive connector + Trino's fs.cache (%s per worker)%s;
-                             %s = overdrive_hive, shipped defaults, cache %s per worker
+                  catalogs:  %s = stock %s connector; %s = stock %s connector + Trino's fs.cache (%s per worker)%s;
+                             %s = %s, shipped defaults, cache %s per worker
                   work dir:  %s
 
-                """, storageName(options), options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), storageName(options), options.users(), DemoQueries.ALL.size(),
-                options.scenarioList(), STOCK, TRINO_CACHE, options.cacheSizeProperty(),
+                """, storageName(options), options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), format.displayName(), storageName(options), options.users(),
+                DemoQueries.ALL.size(), options.scenarioList(), format.stockCatalog(), format.displayName(), TRINO_CACHE, format.displayName(), options.cacheSizeProperty(),
                 options.storageKind() == DemoStorage.Kind.HDFS ? " + HDFS's own hedged reads (%d ms)".formatted(options.hdfsHedgeThreshold().toMillis()) : "",
-                OVERDRIVE, options.cacheSizeProperty(), options.work());
+                OVERDRIVE, format.overdriveConnector(), options.cacheSizeProperty(), options.work());
 
         step("1/6", "starting " + storageName(options));
         long start = System.nanoTime();
@@ -110,23 +114,25 @@ public final class Demo
             TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
                     .workers(2)
                     // Trino's fs.cache wants its directory to exist, as an operator creates it
-                    .nodeDirectory(TRINO_CACHE_DIRECTORY);
-            for (String catalog : CATALOGS) {
+                    .nodeDirectory(TRINO_CACHE_DIRECTORY)
+                    // the stock Iceberg plugin only where its tables are read: other runs need not load its 450 MB of jars
+                    .icebergPlugin(format == LakeFormat.ICEBERG);
+            for (String catalog : catalogs.names()) {
                 builder.catalog(catalog, catalogs.connector(catalog), catalogs.properties(catalog, options.cacheSizeProperty()));
             }
             try (TrinoProcessCluster trino = builder.catalog("tpch", "tpch", Map.of()).start()) {
                 done(start, "coordinator at " + trino.coordinator().httpUri());
 
-                step("3/6", "loading TPC-H %s into Parquet tables on %s".formatted(options.scale(), storageName(options)));
+                step("3/6", "loading TPC-H %s into %s tables (Parquet) on %s".formatted(options.scale(), format.displayName(), storageName(options)));
                 start = System.nanoTime();
                 Lake lake = load(trino, options);
-                done(start, "%d tables, %s in %s.%s (the same files are %s.%s and %s.%s)".formatted(TABLES.size(), DemoReport.bytes(lake.bytes()), STOCK, SCHEMA,
+                done(start, "%d tables, %s in %s.%s (the same files are %s.%s and %s.%s)".formatted(TABLES.size(), DemoReport.bytes(lake.bytes()), format.stockCatalog(), SCHEMA,
                         TRINO_CACHE, SCHEMA, OVERDRIVE, SCHEMA));
 
-                step("4/6", "reference results from stock hive; every catalog's code warmed on the %s schema".formatted(WARMUP_SCHEMA));
+                step("4/6", "reference results from stock %s; every catalog's code warmed on the %s schema".formatted(format.stockCatalog(), WARMUP_SCHEMA));
                 start = System.nanoTime();
-                Map<String, List<List<Object>>> reference = reference(trino);
-                warmUp(trino);
+                Map<String, List<List<Object>>> reference = reference(trino, format.stockCatalog());
+                warmUp(trino, catalogs);
                 done(start, "%d reference results".formatted(reference.size()));
 
                 step("5/6", "making storage behave like a data lake: " + options.storage());
@@ -136,9 +142,10 @@ public final class Demo
                 Scenarios scenarios = new Scenarios(storage, trino, options, catalogs, lake, reference);
                 List<PhaseResult> results = scenarios.run();
 
-                DemoReport report = new DemoReport(results, CATALOGS);
+                DemoReport report = new DemoReport(results, catalogs.names());
                 String header = header(options, storage, lake, startedAt, seconds(demoStart)) + notes(scenarios.notes());
-                String subtitle = "%s: %d users, TPC-H %s; %s: %s".formatted(String.join(" vs ", CATALOGS), options.users(), options.scale(), storageName(options), options.storage());
+                String subtitle = "%s: %d users, TPC-H %s in %s tables; %s: %s".formatted(String.join(" vs ", catalogs.names()), options.users(), options.scale(),
+                        format.displayName(), storageName(options), options.storage());
                 Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
                 System.out.printf("%n%s%n%s%n", report.table(), report.scoreboard());
                 System.out.printf("""
@@ -157,31 +164,48 @@ public final class Demo
         }
     }
 
-    /** The three catalogs' properties, over the same metastore and files. */
+    /** The three catalogs of the lake's table format: their names, connectors and properties, over the same metastore and files. */
     static final class Catalogs
     {
         private final DemoStorage storage;
+        private final LakeFormat format;
         private final Map<String, String> overdriveProperties;
 
         Catalogs(DemoStorage storage, DemoOptions options)
         {
-            this.storage = storage;
+            this.storage = requireNonNull(storage, "storage is null");
+            this.format = options.format();
             this.overdriveProperties = options.overdriveProperties();
+        }
+
+        /** Stock, Trino's cache, Overdrive: the report's order. */
+        List<String> names()
+        {
+            return format.catalogs();
+        }
+
+        /** The stock catalog, whose rows every other catalog's must equal. */
+        String stock()
+        {
+            return format.stockCatalog();
         }
 
         String connector(String catalog)
         {
-            return catalog.equals(OVERDRIVE) ? "overdrive_hive" : "hive";
+            return format.connector(catalog);
         }
 
         Map<String, String> properties(String catalog, String cacheSize)
         {
-            Map<String, String> stock = storage.hiveCatalog("/demo/metastore");
+            Map<String, String> stock = storage.catalog(format, "/demo/metastore");
             // the demo's metastore is Trino's file metastore on the same slow storage; a lake's Hive metastore would not
-            // be behind the storage's latency, so every catalog keeps its metadata in memory, as Trino can
+            // be behind the storage's latency, so every catalog keeps its metadata in memory, as Trino can (Iceberg's
+            // catalogs too: they find each table's current metadata file through the same metastore)
             stock.put("hive.metastore-cache-ttl", "10m");
+            if (catalog.equals(stock())) {
+                return stock;
+            }
             return switch (catalog) {
-                case STOCK -> stock;
                 case TRINO_CACHE -> storage.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize);
                 case OVERDRIVE -> {
                     Map<String, String> overdrive = HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
@@ -201,60 +225,64 @@ public final class Demo
         return scale.equals("tiny") ? 0.01 : Double.parseDouble(scale.substring("sf".length()));
     }
 
+    // every table written once, through the stock catalog; the other catalogs read the same files
     private static Lake load(TrinoProcessCluster trino, DemoOptions options)
     {
-        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, SCHEMA));
-        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(STOCK, WARMUP_SCHEMA));
-        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, SCHEMA));
-        trino.execute("CREATE SCHEMA %s.%s".formatted(STOCK, WARMUP_SCHEMA));
+        LakeFormat format = options.format();
+        String stock = format.stockCatalog();
+        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(stock, SCHEMA));
+        trino.execute("DROP SCHEMA IF EXISTS %s.%s CASCADE".formatted(stock, WARMUP_SCHEMA));
+        trino.execute("CREATE SCHEMA %s.%s".formatted(stock, SCHEMA));
+        trino.execute("CREATE SCHEMA %s.%s".formatted(stock, WARMUP_SCHEMA));
         long total = 0;
         for (String table : TABLES) {
             long start = System.nanoTime();
-            long rows = trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"%s\".%s".formatted(STOCK, SCHEMA, table, options.scale(), table));
-            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.%s".formatted(STOCK, WARMUP_SCHEMA, table, table));
-            long bytes = tableBytes(trino, SCHEMA, table);
+            long rows = trino.execute("CREATE TABLE %s.%s.%s WITH (%s) AS SELECT * FROM tpch.\"%s\".%s".formatted(stock, SCHEMA, table, format.tableProperties(), options.scale(), table));
+            trino.execute("CREATE TABLE %s.%s.%s WITH (%s) AS SELECT * FROM tpch.tiny.%s".formatted(stock, WARMUP_SCHEMA, table, format.tableProperties(), table));
+            long bytes = tableBytes(trino, format, SCHEMA, table);
             total += bytes;
             System.out.printf("      %-9s %,10d rows %10s  %5.1fs%n", table, rows, DemoReport.bytes(bytes), seconds(start));
         }
-        long lineitem = tableBytes(trino, SCHEMA, "lineitem");
+        long lineitem = tableBytes(trino, format, SCHEMA, "lineitem");
         long scanBytes = 0;
         if (options.scenarios().contains(Scenario.SCAN_POLLUTION)) {
             // TPC-H lineitem at the scale that makes it 1.5 times the cache, so that a cache that admits it all loses
             // everything it held (copies of the lake's own lineitem would not do: Parquet compresses repeated rows away)
             BigDecimal scanScale = BigDecimal.valueOf(scaleFactor(options.scale()) * 1.5 * options.cacheSize() / lineitem).setScale(2, RoundingMode.UP);
             long start = System.nanoTime();
-            trino.execute("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.\"sf%s\".lineitem".formatted(STOCK, SCHEMA, SCAN_TABLE, scanScale.stripTrailingZeros().toPlainString()));
-            scanBytes = tableBytes(trino, SCHEMA, SCAN_TABLE);
+            trino.execute("CREATE TABLE %s.%s.%s WITH (%s) AS SELECT * FROM tpch.\"sf%s\".lineitem".formatted(stock, SCHEMA, SCAN_TABLE, format.tableProperties(),
+                    scanScale.stripTrailingZeros().toPlainString()));
+            scanBytes = tableBytes(trino, format, SCHEMA, SCAN_TABLE);
             System.out.printf("      %s: TPC-H lineitem at scale factor %s, %s  %5.1fs%n", SCAN_TABLE, scanScale.stripTrailingZeros().toPlainString(), DemoReport.bytes(scanBytes), seconds(start));
         }
         return new Lake(total, scanBytes);
     }
 
-    private static long tableBytes(TrinoProcessCluster trino, String schema, String table)
+    private static long tableBytes(TrinoProcessCluster trino, LakeFormat format, String schema, String table)
     {
-        Object bytes = trino.query("SELECT sum(size) FROM (SELECT DISTINCT \"$path\", \"$file_size\" AS size FROM %s.%s.%s)".formatted(STOCK, schema, table)).getFirst().getFirst();
+        Object bytes = trino.query(format.tableBytesQuery(format.stockCatalog(), schema, table)).getFirst().getFirst();
         return bytes == null ? 0 : ((Number) bytes).longValue();
     }
 
-    // the reference rows come from stock hive, which has no cache to fill
-    private static Map<String, List<List<Object>>> reference(TrinoProcessCluster trino)
+    // the reference rows come from the stock catalog, which has no cache to fill
+    private static Map<String, List<List<Object>>> reference(TrinoProcessCluster trino, String stock)
     {
         Map<String, List<List<Object>>> reference = new LinkedHashMap<>();
         for (DemoQueries.Query query : DemoQueries.ALL) {
-            reference.put(query.name(), trino.query(query.sql(STOCK + "." + SCHEMA)));
+            reference.put(query.name(), trino.query(query.sql(stock + "." + SCHEMA)));
         }
         return reference;
     }
 
     // every catalog runs the mix on the small warm-up tables, so that its code is compiled before anything is timed,
-    // after the cluster or its workers start; stock hive's rows there are the reference for the others
-    static void warmUp(TrinoProcessCluster trino)
+    // after the cluster or its workers start; the stock catalog's rows there are the reference for the others
+    static void warmUp(TrinoProcessCluster trino, Catalogs catalogs)
     {
         for (DemoQueries.Query query : DemoQueries.ALL) {
-            List<List<Object>> expected = trino.query(query.sql(STOCK + "." + WARMUP_SCHEMA));
-            for (String catalog : CATALOGS.subList(1, CATALOGS.size())) {
+            List<List<Object>> expected = trino.query(query.sql(catalogs.stock() + "." + WARMUP_SCHEMA));
+            for (String catalog : catalogs.names().subList(1, catalogs.names().size())) {
                 if (!ResultRows.same(trino.query(query.sql(catalog + "." + WARMUP_SCHEMA)), expected)) {
-                    throw new IllegalStateException("%s: %s's rows differ from stock hive's on the %s tables".formatted(query.name(), catalog, WARMUP_SCHEMA));
+                    throw new IllegalStateException("%s: %s's rows differ from stock %s's on the %s tables".formatted(query.name(), catalog, catalogs.stock(), WARMUP_SCHEMA));
                 }
             }
         }
@@ -280,28 +308,31 @@ public final class Demo
 
     private static String header(DemoOptions options, DemoStorage storage, Lake lake, Instant startedAt, double seconds)
     {
+        LakeFormat format = options.format();
         return """
                 # Overdrive demo report
 
-                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (Parquet, %s in %d tables), %d warm pass(es) per catalog.
+                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog.
+                Table format: **%s** (`--format %s`): %s.
                 Storage: %s on loopback%s; %s; in the slow-node scenario %s.
                 Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
 
                 Catalogs, on the same metastore and files:
-                - `%s`: stock Hive connector, no cache (the anchor of "without anything").
-                - `%s`: stock Hive connector with Trino's own file system cache (`fs.cache.enabled=true`, %s per worker, 1 MB pages,
+                - `%s`: stock %s connector, no cache (the anchor of "without anything").
+                - `%s`: stock %s connector with Trino's own file system cache (`fs.cache.enabled=true`, %s per worker, 1 MB pages,
                   Trino's cache affinity at its defaults); %s: what a Trino user runs without Overdrive.
-                - `%s`: `overdrive_hive` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
+                - `%s`: `%s` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
                   same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
-                the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock hive's.
-                %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), DemoReport.bytes(lake.bytes()), TABLES.size(),
-                options.warmPasses(), storage.description(), options.storageKind() == DemoStorage.Kind.HDFS ? ", replication 3" : "", options.storage(), options.slowNode(),
+                the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock %s's.
+                %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), format.displayName(), DemoReport.bytes(lake.bytes()), TABLES.size(),
+                options.warmPasses(), format.displayName(), format.id(), format.description(), storage.description(),
+                options.storageKind() == DemoStorage.Kind.HDFS ? ", replication 3" : "", options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-                System.getProperty("java.runtime.version"), STOCK, TRINO_CACHE, options.cacheSizeProperty(), storage.trinoCacheExtras(options),
-                OVERDRIVE, options.seed(),
+                System.getProperty("java.runtime.version"), format.stockCatalog(), format.displayName(), TRINO_CACHE, format.displayName(), options.cacheSizeProperty(),
+                storage.trinoCacheExtras(options), OVERDRIVE, format.overdriveConnector(), options.seed(), format.stockCatalog(),
                 options.overdriveProperties().isEmpty()
                         ? ""
                         : "**Not the shipped defaults:** `%s` also sets %s (`--overdrive-property`).\n".formatted(OVERDRIVE, options.overdriveProperties().entrySet().stream()
@@ -328,7 +359,7 @@ public final class Demo
                   Trino CLI: %s   (in another terminal; trino-cli 476 from Maven Central, same client protocol as 483)
                   Web UI:    http://127.0.0.1:%d/ui/  (any user name)
                   JDBC:      %s?user=demo
-                  Catalogs:  %s (stock Hive), %s (Hive + Trino's fs.cache), %s (overdrive_hive), tpch; tables in schema %s,
+                  Catalogs:  %s (stock %s), %s (%s + Trino's fs.cache), %s (%s), tpch; tables in schema %s,
                              e.g. SELECT count(*) FROM %s.%s.lineitem
                   JMX:       %s  (Overdrive's MBeans: io.overdrive.*, e.g. with jconsole)
                   Storage:   %s
@@ -341,7 +372,8 @@ public final class Demo
                     SELECT node_id, table_name, cached_files, cached_bytes, hits, last_access FROM %s.system.cached_tables
                       ORDER BY cached_bytes DESC;
                     SET SESSION %s.cache_populate = 'NEVER';  -- this session's queries read the cache but do not fill it
-                """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(), STOCK, TRINO_CACHE, OVERDRIVE, SCHEMA,
+                """, options.storage(), defaultWork ? "./overdrive cli" : "./overdrive cli --work " + options.work(), port, trino.jdbcUrl(),
+                options.format().stockCatalog(), options.format().displayName(), TRINO_CACHE, options.format().displayName(), OVERDRIVE, options.format().overdriveConnector(), SCHEMA,
                 OVERDRIVE, SCHEMA, jmxPorts(trino), storage.address(), trino.coordinator().home().getParent(), OVERDRIVE, SCHEMA, OVERDRIVE, OVERDRIVE, OVERDRIVE);
         // Ctrl-C runs the shutdown hooks that stop every process we started
         new CountDownLatch(1).await();

@@ -18,15 +18,16 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What {@code ./overdrive demo} (and {@code ./overdrive bench all}) run: the scenarios, the data-lake-like storage, the
- * users, the caches and where the report goes. Every option has a default chosen so that the demo takes under 6
- * minutes on 2 cores.
+ * What {@code ./overdrive demo} (and {@code ./overdrive bench all}) run: the scenarios, the data-lake-like storage and its
+ * table format, the users, the caches and where the report goes. Every option has a default chosen so that the demo
+ * takes under 6 minutes on 2 cores.
  */
 record DemoOptions(
         Path repo,
         Path work,
         Path report,
         DemoStorage.Kind storageKind,
+        LakeFormat format,
         List<Scenario> scenarios,
         String scale,
         int users,
@@ -58,6 +59,7 @@ record DemoOptions(
         requireNonNull(work, "work is null");
         requireNonNull(report, "report is null");
         requireNonNull(storageKind, "storageKind is null");
+        requireNonNull(format, "format is null");
         requireNonNull(scale, "scale is null");
         requireNonNull(storageLatency, "storageLatency is null");
         requireNonNull(slowDataNode, "slowDataNode is null");
@@ -106,6 +108,7 @@ record DemoOptions(
         Path work = null;
         Path report = null;
         DemoStorage.Kind storageKind = DemoStorage.Kind.HDFS;
+        LakeFormat format = LakeFormat.HIVE;
         List<Scenario> scenarios = List.of(Scenario.SLOW_NODE);
         String scale = "sf0.1";
         int users = 4;
@@ -125,6 +128,7 @@ record DemoOptions(
                 case "--work" -> work = Path.of(value(args, ++i, option));
                 case "--report" -> report = Path.of(value(args, ++i, option));
                 case "--storage" -> storageKind = DemoStorage.Kind.parse(value(args, ++i, option));
+                case "--format" -> format = LakeFormat.parse(value(args, ++i, option));
                 case "--scenario" -> scenarios = Scenario.parse(value(args, ++i, option));
                 case "--scale" -> scale = value(args, ++i, option);
                 case "--users" -> users = integer(value(args, ++i, option), option);
@@ -150,7 +154,7 @@ record DemoOptions(
         repo = repo.toAbsolutePath().normalize();
         work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
         report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
-        return new DemoOptions(repo, work, report, storageKind, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
+        return new DemoOptions(repo, work, report, storageKind, format, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
     }
 
     static boolean wantsHelp(String... args)

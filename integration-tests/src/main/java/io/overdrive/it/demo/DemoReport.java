@@ -97,7 +97,7 @@ final class DemoReport
     String table()
     {
         StringBuilder out = new StringBuilder();
-        out.append("| scenario | catalog | phase | queries | P50 ms | P95 ms | total s | storage bytes | storage requests | cache hit ratio | hedges / wins | placement preferred / alternative / fallback | same rows as hive |\n");
+        out.append("| scenario | catalog | phase | queries | P50 ms | P95 ms | total s | storage bytes | storage requests | cache hit ratio | hedges / wins | placement preferred / alternative / fallback | same rows as %s |\n".formatted(stock));
         out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (PhaseSummary summary : summaries) {
             ClusterCounters counters = summary.counters();
@@ -141,7 +141,7 @@ final class DemoReport
                         ratio(p50Ratio(scenario, phase, stock)), ratio(p95Ratio(scenario, phase, stock)), ratio(bytesRatio(scenario, phase, stock)), goal, met));
             }
         }
-        out.append("| all | - | | | | | | | results identical to stock hive | %s |\n".formatted(allMatch() ? "yes" : "**no**"));
+        out.append("| all | - | | | | | | | results identical to stock %s | %s |\n".formatted(stock, allMatch() ? "yes" : "**no**"));
         return out.toString();
     }
 
@@ -206,7 +206,7 @@ final class DemoReport
                 charts = "No charts: the JDK could not draw them here (%s). Install fontconfig and a font (Debian: fontconfig fonts-dejavu-core).\n".formatted(e);
                 System.out.println("      " + charts.strip());
             }
-            StringBuilder csv = new StringBuilder("scenario,catalog,phase,user,query,millis,same_rows_as_hive\n");
+            StringBuilder csv = new StringBuilder("scenario,catalog,phase,user,query,millis,same_rows_as_%s\n".formatted(stock));
             for (PhaseResult result : results) {
                 for (ConcurrentUsers.QueryRun run : result.runs()) {
                     csv.append("%s,%s,%s,%d,%s,%d,%s\n".formatted(result.scenario().id(), result.catalog(), result.phase().label(), run.user() + 1, run.query(), run.millis(), run.matches()));

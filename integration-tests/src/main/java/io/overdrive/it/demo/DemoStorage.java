@@ -58,8 +58,11 @@ sealed interface DemoStorage
     /** Where it listens, for the person who runs {@code --serve}. */
     String address();
 
-    /** The stock Hive catalog's properties: the storage and Trino's file metastore on it at {@code metastorePath}. */
-    Map<String, String> hiveCatalog(String metastorePath);
+    /**
+     * The stock catalog's properties for tables in {@code format}: the storage and Trino's file metastore on it at
+     * {@code metastorePath}.
+     */
+    Map<String, String> catalog(LakeFormat format, String metastorePath);
 
     /** The {@code trino_cache} catalog: the stock one with Trino's own cache, and what else this storage lets a Trino user switch on. */
     Map<String, String> withTrinoCache(Map<String, String> stock, String cacheDirectory, String cacheSize);
@@ -84,6 +87,17 @@ sealed interface DemoStorage
 
     @Override
     void close();
+
+    // an Iceberg catalog over Trino's file metastore at metastoreUri (as the Hive catalogs, so that both formats keep
+    // their metadata on the same storage), reading storage through fileSystem's properties
+    private static Map<String, String> icebergCatalog(String metastoreUri, Map<String, String> fileSystem)
+    {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("iceberg.catalog.type", "TESTING_FILE_METASTORE");
+        properties.put("hive.metastore.catalog.dir", metastoreUri);
+        properties.putAll(fileSystem);
+        return properties;
+    }
 
     final class Hdfs
             implements DemoStorage
@@ -110,9 +124,12 @@ sealed interface DemoStorage
         }
 
         @Override
-        public Map<String, String> hiveCatalog(String metastorePath)
+        public Map<String, String> catalog(LakeFormat format, String metastorePath)
         {
-            return HiveCatalogs.hiveOnHdfs(hdfs, metastorePath);
+            return switch (format) {
+                case HIVE -> HiveCatalogs.hiveOnHdfs(hdfs, metastorePath);
+                case ICEBERG -> icebergCatalog(hdfs.nameNodeUri() + metastorePath, Map.of("fs.hadoop.enabled", "true"));
+            };
         }
 
         @Override
@@ -196,9 +213,12 @@ sealed interface DemoStorage
         }
 
         @Override
-        public Map<String, String> hiveCatalog(String metastorePath)
+        public Map<String, String> catalog(LakeFormat format, String metastorePath)
         {
-            return HiveCatalogs.hiveOnS3(s3, metastorePath);
+            return switch (format) {
+                case HIVE -> HiveCatalogs.hiveOnS3(s3, metastorePath);
+                case ICEBERG -> icebergCatalog(s3.uri(metastorePath), s3.catalogProperties());
+            };
         }
 
         @Override

@@ -11,11 +11,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
-import static io.overdrive.it.demo.Demo.CATALOGS;
 import static io.overdrive.it.demo.Demo.OVERDRIVE;
 import static io.overdrive.it.demo.Demo.OVERDRIVE_CACHE_DIRECTORY;
 import static io.overdrive.it.demo.Demo.SCAN_TABLE;
@@ -101,7 +101,7 @@ final class Scenarios
                     fillCaches(scenario);
                     long start = System.nanoTime();
                     trino.restartWorkers(_ -> {});
-                    Demo.warmUp(trino);
+                    Demo.warmUp(trino, catalogs);
                     note(scenario, "both workers restarted, caches kept on disk, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
                     phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
                 }
@@ -115,7 +115,7 @@ final class Scenarios
                         }
                         deleteCaches(worker);
                     });
-                    Demo.warmUp(trino);
+                    Demo.warmUp(trino, catalogs);
                     cachesFilled = false;
                     note(scenario, "both workers restarted with empty caches of %s each (the tables: %s): %.0f s".formatted(property, DemoReport.bytes(lake.bytes()), seconds(start)));
                     ConcurrentUsers.Mix skewed = ConcurrentUsers.Mix.skewed(options.seed(), SKEW);
@@ -136,7 +136,7 @@ final class Scenarios
         }
         long start = System.nanoTime();
         trino.restartWorkers(Scenarios::deleteCaches);
-        Demo.warmUp(trino);
+        Demo.warmUp(trino, catalogs);
         cachesFilled = false;
         note(scenario, "caches emptied: both workers restarted with empty cache directories, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
     }
@@ -202,7 +202,7 @@ final class Scenarios
         Map<String, PhaseResult> byCatalog = new LinkedHashMap<>();
         int passes = phase == COLD ? 1 : options.warmPasses();
         for (int pass = 0; pass < passes; pass++) {
-            List<String> order = phase == COLD ? order(scenario, phase) : pass % 2 == 0 ? CATALOGS : CATALOGS.reversed();
+            List<String> order = phase == COLD ? order(scenario, phase) : pass % 2 == 0 ? catalogs.names() : catalogs.names().reversed();
             for (String catalog : order) {
                 settle();
                 String label = "%s %s %s%s".formatted(scenario.id(), catalog, phase.label(), passes > 1 ? " pass %d".formatted(pass + 1) : "");
@@ -217,16 +217,16 @@ final class Scenarios
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
                 System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", scenario.id(), catalog, phase.label(), runs.size(),
                         wallMillis / 1000.0, summary.p50(), summary.p95(), DemoReport.bytes(result.counters().remoteBytes()),
-                        summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK HIVE %s".formatted(summary.mismatches(), summary.errors()));
+                        summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK %s %s".formatted(summary.mismatches(), catalogs.stock().toUpperCase(Locale.ROOT), summary.errors()));
             }
         }
         cachesFilled = true;
-        CATALOGS.forEach(catalog -> results.add(byCatalog.get(catalog)));
+        catalogs.names().forEach(catalog -> results.add(byCatalog.get(catalog)));
     }
 
     private List<String> order(Scenario scenario, PhaseResult.Phase phase)
     {
-        List<String> order = new ArrayList<>(CATALOGS);
+        List<String> order = new ArrayList<>(catalogs.names());
         Collections.shuffle(order, new Random(options.seed() * 31 + scenario.ordinal() * 2L + phase.ordinal()));
         return order;
     }

@@ -33,6 +33,35 @@ public final class HiveCatalogs
     }
 
     /**
+     * An Iceberg catalog over a file metastore on HDFS at {@code metastorePath}: the stock {@code iceberg} catalog and
+     * the {@code overdrive_iceberg} catalog get the same properties, so both see the same tables and files.
+     * Snapshots may be expired at once ({@code expire_snapshots} with any retention), as tests do.
+     */
+    public static Map<String, String> icebergOnHdfs(HdfsCluster hdfs, String metastorePath)
+    {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("iceberg.catalog.type", "TESTING_FILE_METASTORE");
+        properties.put("hive.metastore.catalog.dir", hdfs.nameNodeUri() + (metastorePath.startsWith("/") ? metastorePath : "/" + metastorePath));
+        properties.put("fs.hadoop.enabled", "true");
+        properties.put("iceberg.expire-snapshots.min-retention", "0s");
+        properties.put("iceberg.remove-orphan-files.min-retention", "0s");
+        return properties;
+    }
+
+    /**
+     * An Iceberg catalog over S3: Trino's native S3 file system for {@code s3}'s server and an Iceberg file metastore in
+     * its bucket at {@code metastorePath}, so that table metadata and data both come from S3.
+     */
+    public static Map<String, String> icebergOnS3(S3Storage s3, String metastorePath)
+    {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("iceberg.catalog.type", "TESTING_FILE_METASTORE");
+        properties.put("hive.metastore.catalog.dir", s3.uri(metastorePath));
+        properties.putAll(s3.catalogProperties());
+        return properties;
+    }
+
+    /**
      * A Hive-style catalog over S3: Trino's native S3 file system for {@code s3}'s server and a file metastore in its
      * bucket at {@code metastorePath}, so that table metadata and data both come from S3.
      */

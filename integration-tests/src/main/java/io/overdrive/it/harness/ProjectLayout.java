@@ -68,6 +68,15 @@ public record ProjectLayout(Path root)
         return requireDirectory(root.resolve("integration-tests/trino-server/target/trino-server-" + TRINO_VERSION + "/exchange-plugin/exchange-filesystem"));
     }
 
+    /**
+     * Trino's stock Iceberg plugin folder ({@code iceberg}, connector {@code iceberg}, with HDFS in its {@code hdfs/}),
+     * kept apart from the stock plugins so that only clusters that ask for it load its 450 MB of jars.
+     */
+    public Path icebergPluginDirectory()
+    {
+        return requireDirectory(root.resolve("integration-tests/trino-server/target/trino-server-" + TRINO_VERSION + "/extra-plugin/iceberg"));
+    }
+
     /** The zips a user unzips into Trino's {@code plugin/} folder, one per Overdrive plugin module. */
     public List<Path> overdrivePluginZips()
     {

@@ -96,6 +96,7 @@ public final class TrinoProcessCluster
         private final Map<String, String> workerProperties = new LinkedHashMap<>();
         private final Map<String, String> exchangeManagerProperties = new LinkedHashMap<>();
         private final List<String> nodeDirectories = new ArrayList<>();
+        private boolean icebergPlugin;
 
         private Builder(ProjectLayout layout, Path workDirectory)
         {
@@ -165,6 +166,16 @@ public final class TrinoProcessCluster
             return this;
         }
 
+        /**
+         * Whether every node's {@code plugin/} also holds Trino's stock Iceberg plugin, for catalogs with
+         * {@code connector.name=iceberg}; not by default, since loading its 450 MB of jars adds to every node's start.
+         */
+        public Builder icebergPlugin(boolean icebergPlugin)
+        {
+            this.icebergPlugin = icebergPlugin;
+            return this;
+        }
+
         public TrinoProcessCluster start()
         {
             Path plugins = installPlugins();
@@ -186,8 +197,8 @@ public final class TrinoProcessCluster
             }
         }
 
-        // every node shares one plugin/ folder: the stock plugins (and the exchange manager's, when configured) and
-        // the unzipped Overdrive zips
+        // every node shares one plugin/ folder: the stock plugins (and the exchange manager's and Iceberg's, when asked
+        // for) and the unzipped Overdrive zips
         private Path installPlugins()
         {
             Path plugins = workDirectory.resolve("plugin");
@@ -202,6 +213,10 @@ public final class TrinoProcessCluster
                 if (!exchangeManagerProperties.isEmpty()) {
                     Path exchange = layout.exchangePluginDirectory();
                     Files.createSymbolicLink(plugins.resolve(exchange.getFileName()), exchange);
+                }
+                if (icebergPlugin) {
+                    Path iceberg = layout.icebergPluginDirectory();
+                    Files.createSymbolicLink(plugins.resolve(iceberg.getFileName()), iceberg);
                 }
                 for (Path zip : layout.overdrivePluginZips()) {
                     unzip(zip, plugins);

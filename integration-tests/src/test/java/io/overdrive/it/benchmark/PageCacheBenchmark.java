@@ -458,7 +458,7 @@ public class PageCacheBenchmark
             CatalogHandle handle = runner.getCoordinator().getInstance(Key.get(CatalogManager.class)).getCatalog(new CatalogName(catalog)).orElseThrow().getCatalogHandle();
             Connector connector = server.getInstance(Key.get(ConnectorServicesProvider.class)).getConnectorServices(handle).getConnector();
             if (connector instanceof OverdriveConnector overdrive) {
-                connector = overdrive.hive();
+                return overdrive.injector();
             }
             return ((HiveConnector) connector).getInjector();
         }

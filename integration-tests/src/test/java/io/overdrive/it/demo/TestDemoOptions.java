@@ -31,6 +31,7 @@ final class TestDemoOptions
         assertThat(options.seed()).isEqualTo(1);
         assertThat(options.serve()).isFalse();
         assertThat(options.storageKind()).isEqualTo(DemoStorage.Kind.HDFS);
+        assertThat(options.format()).isEqualTo(LakeFormat.HIVE);
         assertThat(options.storage()).isEqualTo("15 ms per block read request, 64 MB/s in all");
         assertThat(options.slowNode()).isEqualTo("DataNode 0 a further random 0-1000 ms per request");
     }
@@ -50,6 +51,32 @@ final class TestDemoOptions
                 .hasMessage("--storage must be hdfs or s3, not 'gcs'");
         assertThatThrownBy(() -> DemoOptions.parse("--storage"))
                 .hasMessageContaining("--storage needs a value");
+    }
+
+    @Test
+    void formatNamesTheThreeCatalogsAndTheirConnectors()
+    {
+        LakeFormat hive = DemoOptions.parse().format();
+        assertThat(hive.catalogs()).containsExactly("hive", "trino_cache", "overdrive");
+        assertThat(hive.catalogs()).extracting(hive::connector).containsExactly("hive", "hive", "overdrive_hive");
+
+        DemoOptions options = DemoOptions.parse("--format", "Iceberg", "--storage", "s3");
+        assertThat(options.format()).isEqualTo(LakeFormat.ICEBERG);
+        assertThat(options.storageKind()).isEqualTo(DemoStorage.Kind.S3);
+        LakeFormat iceberg = options.format();
+        assertThat(iceberg.stockCatalog()).isEqualTo("iceberg");
+        assertThat(iceberg.catalogs()).containsExactly("iceberg", "trino_cache", "overdrive");
+        assertThat(iceberg.catalogs()).extracting(iceberg::connector).containsExactly("iceberg", "iceberg", "overdrive_iceberg");
+        assertThatThrownBy(() -> iceberg.connector("hive")).hasMessage("unknown catalog hive");
+        // Parquet either way, compressed as the Hive tables are
+        assertThat(hive.tableProperties()).isEqualTo("format = 'PARQUET'");
+        assertThat(iceberg.tableProperties()).isEqualTo("format = 'PARQUET', compression_codec = 'GZIP'");
+        assertThat(iceberg.tableBytesQuery("iceberg", "lake", "orders")).isEqualTo("SELECT sum(file_size_in_bytes) FROM iceberg.lake.\"orders$files\"");
+        assertThat(DemoOptions.parse("--format", "hive").format()).isEqualTo(LakeFormat.HIVE);
+        assertThatThrownBy(() -> DemoOptions.parse("--format", "orc"))
+                .hasMessage("--format must be hive or iceberg, not 'orc'");
+        assertThatThrownBy(() -> DemoOptions.parse("--format"))
+                .hasMessageContaining("--format needs a value");
     }
 
     @Test
@@ -115,8 +142,8 @@ final class TestDemoOptions
                 .hasMessage("--hdfs-hedge-threshold must be above 0");
         assertThatThrownBy(() -> DemoOptions.parse("--users"))
                 .hasMessageStartingWith("--users needs a value");
-        assertThatThrownBy(() -> DemoOptions.parse("--format", "orc"))
-                .hasMessageStartingWith("unknown option '--format'")
+        assertThatThrownBy(() -> DemoOptions.parse("--compression", "zstd"))
+                .hasMessageStartingWith("unknown option '--compression'")
                 .hasMessageContaining("--storage-latency D");
         assertThat(DemoOptions.wantsHelp("--users", "2", "--help")).isTrue();
         assertThat(DemoOptions.wantsHelp("--users", "2")).isFalse();
@@ -129,7 +156,7 @@ final class TestDemoOptions
         assertThat(DemoOptions.USAGE)
                 .startsWith("usage: ./overdrive demo [options]")
                 .contains("--storage-latency D", "--storage-bandwidth B", "--slow-datanode D", "--users N", "--scale S",
-                        "--warm-passes N", "--scenario S", "--cache-size B", "--hdfs-hedge-threshold D", "--seed N", "--report DIR", "--work DIR", "--serve");
+                        "--warm-passes N", "--scenario S", "--format F", "--cache-size B", "--hdfs-hedge-threshold D", "--seed N", "--report DIR", "--work DIR", "--serve");
         for (Scenario scenario : Scenario.values()) {
             assertThat(DemoOptions.USAGE).contains(scenario.id());
         }

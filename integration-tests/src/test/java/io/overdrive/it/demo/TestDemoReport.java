@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
 
-import static io.overdrive.it.demo.Demo.CATALOGS;
 import static io.overdrive.it.demo.PhaseResult.Phase.COLD;
 import static io.overdrive.it.demo.PhaseResult.Phase.WARM;
 import static io.overdrive.it.demo.Scenario.HEALTHY;
@@ -48,7 +47,7 @@ final class TestDemoReport
     @Test
     void summariesCombinePassesAndTheScoreboardComparesOverdriveWithBothAnchors()
     {
-        DemoReport report = new DemoReport(results(), CATALOGS);
+        DemoReport report = new DemoReport(results(), LakeFormat.HIVE.catalogs());
         assertThat(report.scenarios()).containsExactly(HEALTHY, RESTART);
         PhaseSummary hiveWarm = report.summary(HEALTHY, "hive", WARM);
         // two warm passes of 20 runs each
@@ -126,7 +125,7 @@ final class TestDemoReport
     void reportHasTheTablesChartsAndEveryRun(@TempDir Path directory)
             throws IOException
     {
-        DemoReport report = new DemoReport(results(), CATALOGS);
+        DemoReport report = new DemoReport(results(), LakeFormat.HIVE.catalogs());
         Path file = report.write(directory.resolve("report"), "# header\n", "hive vs trino_cache vs overdrive", DemoQueries.ALL);
         String markdown = Files.readString(file);
         assertThat(markdown).startsWith("# header\n")
@@ -145,6 +144,30 @@ final class TestDemoReport
         assertThat(csv).hasSize(1 + 3 * (20 + 40) + 3 * 20);
         assertThat(csv.getFirst()).isEqualTo("scenario,catalog,phase,user,query,millis,same_rows_as_hive");
         assertThat(csv).contains("healthy,overdrive,cold,1,Q1,40,false");
+    }
+
+    @Test
+    void icebergReportNamesItsStockCatalogAsTheAnchor(@TempDir Path directory)
+            throws IOException
+    {
+        List<PhaseResult> results = results().stream()
+                .map(result -> result.catalog().equals("hive")
+                        ? new PhaseResult(result.scenario(), "iceberg", result.phase(), result.runs(), result.wallMillis(), result.counters())
+                        : result)
+                .toList();
+        DemoReport report = new DemoReport(results, LakeFormat.ICEBERG.catalogs());
+        assertThat(report.p95Ratio(HEALTHY, WARM, "iceberg")).isCloseTo(0.2, within(1e-9));
+        assertThat(report.table())
+                .contains("| same rows as iceberg |")
+                .contains("| healthy | `iceberg` | warm | 40 | 1,000 | 1,900 | 20.0 | 200.0 MiB | 20 | - | - | - | yes |");
+        assertThat(report.scoreboard())
+                .contains("| scenario | phase | overdrive / trino_cache P50 | P95 | storage bytes | overdrive / iceberg P50 | P95 | storage bytes | goal (against trino_cache) | met? |")
+                .contains("| healthy | warm | 0.80x | 0.80x | 1.00x | 0.20x | 0.20x | 0.00x | P95 <= 1.0x, bytes <= 1.0x | yes |")
+                .contains("| all | - | | | | | | | results identical to stock iceberg | **no** |")
+                .doesNotContain("hive");
+        report.write(directory, "# header\n", "iceberg vs trino_cache vs overdrive", DemoQueries.ALL);
+        assertThat(Files.readAllLines(directory.resolve("runs.csv")).getFirst()).isEqualTo("scenario,catalog,phase,user,query,millis,same_rows_as_iceberg");
+        assertThat(Files.readString(directory.resolve("report.md"))).contains("## Scoreboard: overdrive against trino_cache (Trino's own cache) and iceberg (stock)");
     }
 
     // healthy: hive 100..2000 ms per run, trino_cache half that cold and a quarter warm, overdrive 40% cold (one run

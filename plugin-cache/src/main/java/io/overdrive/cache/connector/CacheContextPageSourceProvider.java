@@ -6,7 +6,6 @@ import io.overdrive.cache.session.OverdriveSessionProperties;
 import io.overdrive.cache.session.QueryReadStats;
 import io.overdrive.cache.session.ReadOptions;
 import io.overdrive.cache.warmup.WarmCacheProcessorProvider.OpenedSplit;
-import io.trino.plugin.hive.HiveTableHandle;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
@@ -18,6 +17,7 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.connector.MemoryContext;
+import io.trino.spi.connector.SchemaTableName;
 
 import java.util.List;
 import java.util.Optional;
@@ -25,23 +25,26 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Hive's page source provider, with the split's {@link CacheReadContext} set while Hive opens the split's files, which
- * is when the cache captures it for each file. Splits placed by soft affinity are unwrapped for Hive. Each page source
- * reports what Overdrive did for its reads ({@link QueryReadStats}) in its metrics.
+ * The table format's page source provider (Hive's, Iceberg's), with the split's {@link CacheReadContext} set while it
+ * opens the split's files, which is when the cache captures it for each file, and again while it makes each page, for
+ * files it opens only then (Iceberg's delete files, Hive's ACID delete deltas). Splits placed by soft affinity are
+ * unwrapped for it. Each page source reports what Overdrive did for its reads ({@link QueryReadStats}) in its metrics.
  */
 public class CacheContextPageSourceProvider
         implements ConnectorPageSourceProvider
 {
-    private final ConnectorPageSourceProvider hive;
+    private final ConnectorPageSourceProvider delegate;
     private final HostAddress self;
+    private final TableFormat format;
 
     /**
      * @param self this node's address, as the coordinator's placement names it
      */
-    public CacheContextPageSourceProvider(ConnectorPageSourceProvider hive, HostAddress self)
+    public CacheContextPageSourceProvider(ConnectorPageSourceProvider delegate, HostAddress self, TableFormat format)
     {
-        this.hive = requireNonNull(hive, "hive is null");
+        this.delegate = requireNonNull(delegate, "delegate is null");
         this.self = requireNonNull(self, "self is null");
+        this.format = requireNonNull(format, "format is null");
     }
 
     @Override
@@ -54,9 +57,9 @@ public class CacheContextPageSourceProvider
             List<ColumnHandle> columns,
             DynamicFilter dynamicFilter)
     {
-        QueryReadStats readStats = new QueryReadStats();
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(session, table, split, readStats))) {
-            return new ReadStatsPageSource(hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter), readStats);
+        CacheReadContext context = context(session, table, split, new QueryReadStats());
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context)) {
+            return new ReadStatsPageSource(delegate.createPageSource(transaction, session, unwrap(split), table, tableCredentials, columns, dynamicFilter), context);
         }
     }
 
@@ -71,9 +74,9 @@ public class CacheContextPageSourceProvider
             DynamicFilter dynamicFilter,
             MemoryContext memoryContext)
     {
-        QueryReadStats readStats = new QueryReadStats();
-        try (CacheReadContext.Scope _ = CacheReadContext.enter(context(session, table, split, readStats))) {
-            return new ReadStatsPageSource(hive.createPageSource(transaction, session, hiveSplit(split), table, tableCredentials, columns, dynamicFilter, memoryContext), readStats);
+        CacheReadContext context = context(session, table, split, new QueryReadStats());
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context)) {
+            return new ReadStatsPageSource(delegate.createPageSource(transaction, session, unwrap(split), table, tableCredentials, columns, dynamicFilter, memoryContext), context);
         }
     }
 
@@ -89,15 +92,15 @@ public class CacheContextPageSourceProvider
                 .withOptions(new ReadOptions(true, ReadOptions.Populate.ALWAYS, sessionOptions.hedging(), sessionOptions.sharedScans()));
         try (CacheReadContext.Scope _ = CacheReadContext.enter(context)) {
             // a table function has no memory context to give: a split's reader buffers are small, and released when it closes
-            ConnectorPageSource source = hive.createPageSource(transaction, session, hiveSplit(split), table, Optional.empty(), columns, DynamicFilter.EMPTY, MemoryContext.NO_LIMIT);
-            return new OpenedSplit(new ReadStatsPageSource(source, readStats), readStats, context.cacheable());
+            ConnectorPageSource source = delegate.createPageSource(transaction, session, unwrap(split), table, Optional.empty(), columns, DynamicFilter.EMPTY, MemoryContext.NO_LIMIT);
+            return new OpenedSplit(new ReadStatsPageSource(source, context), readStats, context.cacheable());
         }
     }
 
     @Override
     public long getMemoryUsage()
     {
-        return hive.getMemoryUsage();
+        return delegate.getMemoryUsage();
     }
 
     // under soft affinity only the file's preferred workers cache it; the coordinator's placement says which, for the
@@ -107,14 +110,12 @@ public class CacheContextPageSourceProvider
     {
         boolean cacheable = !(split instanceof OverdriveSplit placed) || (placed.isCacheable() && placed.placedOn().contains(self));
         ReadOptions options = OverdriveSessionProperties.readOptions(session);
-        if (table instanceof HiveTableHandle hiveTable) {
-            return new CacheReadContext(Optional.of(hiveTable.getSchemaName()), Optional.of(hiveTable.getTableName()), cacheable, options, readStats);
-        }
-        return new CacheReadContext(Optional.empty(), Optional.empty(), cacheable, options, readStats);
+        Optional<SchemaTableName> name = format.table(table);
+        return new CacheReadContext(name.map(SchemaTableName::getSchemaName), name.map(SchemaTableName::getTableName), cacheable, options, readStats);
     }
 
-    private static ConnectorSplit hiveSplit(ConnectorSplit split)
+    private static ConnectorSplit unwrap(ConnectorSplit split)
     {
-        return split instanceof OverdriveSplit placed ? placed.getHiveSplit() : split;
+        return split instanceof OverdriveSplit placed ? placed.getSplit() : split;
     }
 }

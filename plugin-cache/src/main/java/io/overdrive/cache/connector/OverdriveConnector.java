@@ -2,6 +2,7 @@ package io.overdrive.cache.connector;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import com.google.inject.Injector;
 import io.overdrive.cache.session.OverdriveSessionProperties;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorAccessControl;
@@ -33,18 +34,19 @@ import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The {@code overdrive_hive} connector: Trino's Hive connector with Overdrive's parts in front of Hive's: the page
- * source provider (it tells the cache which table a read belongs to), the split manager, the {@code flush_cache}
- * and {@code warm_cache} table functions, the {@code system.cache_metrics}, {@code system.cached_tables} and
- * {@code system.cache_directories} tables and the session properties of
- * {@link OverdriveSessionProperties} beside Hive's. Everything else is Hive's, forwarded; every method of {@link Connector} is forwarded explicitly so
- * that none falls back to an SPI default by accident.
+ * The {@code overdrive_hive} and {@code overdrive_iceberg} connectors: Trino's Hive or Iceberg connector with Overdrive's
+ * parts in front of its own: the page source provider (it tells the cache which table a read belongs to), the split
+ * manager, the {@code flush_cache} table function (and {@code warm_cache} for Hive), the {@code system.cache_metrics},
+ * {@code system.cached_tables} and {@code system.cache_directories} tables and the session properties of
+ * {@link OverdriveSessionProperties} beside the connector's own. Everything else is the stock connector's, forwarded;
+ * every method of {@link Connector} is forwarded explicitly so that none falls back to an SPI default by accident.
  */
 public class OverdriveConnector
         implements Connector
 {
-    private final Connector hive;
-    private final ConnectorPageSourceProvider pageSourceProvider;
+    private final Connector delegate;
+    private final Injector injector;
+    private final ConnectorPageSourceProviderFactory pageSourceProviderFactory;
     private final ConnectorSplitManager splitManager;
     private final Set<ConnectorTableFunction> tableFunctions;
     private final FunctionProvider functionProvider;
@@ -52,63 +54,73 @@ public class OverdriveConnector
     private final Set<SystemTable> systemTables;
 
     public OverdriveConnector(
-            Connector hive,
-            ConnectorPageSourceProvider pageSourceProvider,
+            Connector delegate,
+            Injector injector,
+            ConnectorPageSourceProviderFactory pageSourceProviderFactory,
             ConnectorSplitManager splitManager,
             Set<ConnectorTableFunction> tableFunctions,
             FunctionProvider functionProvider,
             Set<SystemTable> systemTables)
     {
-        this.hive = requireNonNull(hive, "hive is null");
-        this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+        this.delegate = requireNonNull(delegate, "delegate is null");
+        this.injector = requireNonNull(injector, "injector is null");
+        this.pageSourceProviderFactory = requireNonNull(pageSourceProviderFactory, "pageSourceProviderFactory is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.tableFunctions = ImmutableSet.<ConnectorTableFunction>builder()
-                .addAll(hive.getTableFunctions())
+                .addAll(delegate.getTableFunctions())
                 .addAll(requireNonNull(tableFunctions, "tableFunctions is null"))
                 .build();
         this.functionProvider = requireNonNull(functionProvider, "functionProvider is null");
         this.systemTables = ImmutableSet.<SystemTable>builder()
-                .addAll(hive.getSystemTables())
+                .addAll(delegate.getSystemTables())
                 .addAll(requireNonNull(systemTables, "systemTables is null"))
                 .build();
-        checkArgument(hive.getFunctionProvider().isEmpty(), "Hive connector now provides functions: combine them with Overdrive's");
         this.sessionProperties = ImmutableList.<PropertyMetadata<?>>builder()
-                .addAll(hive.getSessionProperties())
+                .addAll(delegate.getSessionProperties())
                 .addAll(OverdriveSessionProperties.properties())
                 .build();
-        Set<String> hiveNames = hive.getSessionProperties().stream().map(PropertyMetadata::getName).collect(toImmutableSet());
-        OverdriveSessionProperties.properties().forEach(property -> checkArgument(!hiveNames.contains(property.getName()),
-                "Hive connector now has a session property %s, as Overdrive does: rename Overdrive's", property.getName()));
+        Set<String> delegateNames = delegate.getSessionProperties().stream().map(PropertyMetadata::getName).collect(toImmutableSet());
+        OverdriveSessionProperties.properties().forEach(property -> checkArgument(!delegateNames.contains(property.getName()),
+                "The stock connector now has a session property %s, as Overdrive does: rename Overdrive's", property.getName()));
+        Set<String> delegateFunctions = delegate.getTableFunctions().stream().map(ConnectorTableFunction::getName).collect(toImmutableSet());
+        tableFunctions.forEach(function -> checkArgument(!delegateFunctions.contains(function.getName()),
+                "The stock connector now has a table function %s, as Overdrive does: rename Overdrive's", function.getName()));
     }
 
-    /** The Hive connector inside (its injector holds Overdrive's bindings too). */
-    public Connector hive()
+    /** The stock connector inside. */
+    public Connector delegate()
     {
-        return hive;
+        return delegate;
+    }
+
+    /** The stock connector's injector, which holds Overdrive's bindings too. */
+    public Injector injector()
+    {
+        return injector;
     }
 
     @Override
     public ConnectorPageSourceProvider getPageSourceProvider()
     {
-        return pageSourceProvider;
+        return pageSourceProviderFactory.createPageSourceProvider();
     }
 
     @Override
     public ConnectorPageSourceProviderFactory getPageSourceProviderFactory()
     {
-        return () -> pageSourceProvider;
+        return pageSourceProviderFactory;
     }
 
     @Override
     public ConnectorTransactionHandle beginTransaction(IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit)
     {
-        return hive.beginTransaction(isolationLevel, readOnly, autoCommit);
+        return delegate.beginTransaction(isolationLevel, readOnly, autoCommit);
     }
 
     @Override
     public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transactionHandle)
     {
-        return hive.getMetadata(session, transactionHandle);
+        return new OverdriveMetadata(delegate.getMetadata(session, transactionHandle));
     }
 
     @Override
@@ -120,25 +132,25 @@ public class OverdriveConnector
     @Override
     public ConnectorRecordSetProvider getRecordSetProvider()
     {
-        return hive.getRecordSetProvider();
+        return delegate.getRecordSetProvider();
     }
 
     @Override
     public ConnectorPageSinkProvider getPageSinkProvider()
     {
-        return hive.getPageSinkProvider();
+        return delegate.getPageSinkProvider();
     }
 
     @Override
     public ConnectorIndexProvider getIndexProvider()
     {
-        return hive.getIndexProvider();
+        return delegate.getIndexProvider();
     }
 
     @Override
     public ConnectorNodePartitioningProvider getNodePartitioningProvider()
     {
-        return hive.getNodePartitioningProvider();
+        return delegate.getNodePartitioningProvider();
     }
 
     @Override
@@ -156,13 +168,13 @@ public class OverdriveConnector
     @Override
     public Set<Procedure> getProcedures()
     {
-        return hive.getProcedures();
+        return delegate.getProcedures();
     }
 
     @Override
     public Set<TableProcedureMetadata> getTableProcedures()
     {
-        return hive.getTableProcedures();
+        return delegate.getTableProcedures();
     }
 
     @Override
@@ -180,78 +192,78 @@ public class OverdriveConnector
     @Override
     public List<PropertyMetadata<?>> getSchemaProperties()
     {
-        return hive.getSchemaProperties();
+        return delegate.getSchemaProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getAnalyzeProperties()
     {
-        return hive.getAnalyzeProperties();
+        return delegate.getAnalyzeProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getBranchProperties()
     {
-        return hive.getBranchProperties();
+        return delegate.getBranchProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getTableProperties()
     {
-        return hive.getTableProperties();
+        return delegate.getTableProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getViewProperties()
     {
-        return hive.getViewProperties();
+        return delegate.getViewProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getMaterializedViewProperties()
     {
-        return hive.getMaterializedViewProperties();
+        return delegate.getMaterializedViewProperties();
     }
 
     @Override
     public List<PropertyMetadata<?>> getColumnProperties()
     {
-        return hive.getColumnProperties();
+        return delegate.getColumnProperties();
     }
 
     @Override
     public ConnectorAccessControl getAccessControl()
     {
-        return hive.getAccessControl();
+        return delegate.getAccessControl();
     }
 
     @Override
     public void commit(ConnectorTransactionHandle transactionHandle)
     {
-        hive.commit(transactionHandle);
+        delegate.commit(transactionHandle);
     }
 
     @Override
     public void rollback(ConnectorTransactionHandle transactionHandle)
     {
-        hive.rollback(transactionHandle);
+        delegate.rollback(transactionHandle);
     }
 
     @Override
     public boolean isSingleStatementWritesOnly()
     {
-        return hive.isSingleStatementWritesOnly();
+        return delegate.isSingleStatementWritesOnly();
     }
 
     @Override
     public void shutdown()
     {
-        hive.shutdown();
+        delegate.shutdown();
     }
 
     @Override
     public Set<ConnectorCapabilities> getCapabilities()
     {
-        return hive.getCapabilities();
+        return delegate.getCapabilities();
     }
 }

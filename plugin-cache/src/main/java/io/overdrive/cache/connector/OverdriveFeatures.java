@@ -4,7 +4,6 @@ import com.google.inject.Inject;
 import io.overdrive.cache.flush.FlushCacheFunctionProvider;
 import io.overdrive.cache.flush.FlushCacheTableFunction;
 import io.overdrive.cache.page.PageCacheConfig;
-import io.overdrive.cache.warmup.WarmCacheTableFunction;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 
@@ -13,17 +12,16 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Overdrive's parts of one catalog, built by Guice from Hive's bindings and Overdrive's modules, which the factory adds
- * to Hive's connector. Hive's own split manager and page source provider are not among them: the factory takes those
- * from the connector {@code HiveConnectorFactory.createConnector} returns, since only that method wraps them in Hive's
- * class-loader-safe wrappers.
+ * Overdrive's parts of one catalog, built by Guice from the stock connector's bindings and Overdrive's modules, which the
+ * factory adds to the stock connector. The stock split manager and page source provider are not among them: the
+ * factory takes those from the connector the stock {@code createConnector} returns, since only that method wraps them
+ * in class-loader-safe wrappers.
  *
  * @param placerFactory present on the coordinator, which places splits
  */
 public record OverdriveFeatures(
         FlushCacheTableFunction flushCache,
         FlushCacheFunctionProvider flushCacheProcessors,
-        WarmCacheTableFunction warmCache,
         Optional<SplitPlacerFactory> placerFactory,
         NodeSelectionConfig nodeSelection,
         PageCacheConfig pageCache)
@@ -33,7 +31,6 @@ public record OverdriveFeatures(
     {
         requireNonNull(flushCache, "flushCache is null");
         requireNonNull(flushCacheProcessors, "flushCacheProcessors is null");
-        requireNonNull(warmCache, "warmCache is null");
         requireNonNull(placerFactory, "placerFactory is null");
         requireNonNull(nodeSelection, "nodeSelection is null");
         requireNonNull(pageCache, "pageCache is null");

@@ -32,31 +32,35 @@ import java.util.function.BiFunction;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Hive's split manager for table scans, with each split placed by soft affinity when
+ * The table format's split manager (Hive's, Iceberg's) for table scans, with each split placed by soft affinity when
  * {@code node-selection-strategy} asks for it; Overdrive's own splits for its table functions ({@code flush_cache}: one split
  * pinned to each node that runs splits; {@code warm_cache}: the table's own splits, placed as a scan's).
  */
 public class OverdriveSplitManager
         implements ConnectorSplitManager
 {
-    private final ConnectorSplitManager hive;
-    private final BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> hiveMetadata;
+    private final ConnectorSplitManager delegate;
+    private final TableFormat format;
+    private final BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> metadata;
     private final NodeManager nodeManager;
     private final Optional<SplitPlacerFactory> placerFactory;
     private final AffinityGranularity granularity;
 
     /**
-     * @param hiveMetadata Hive's metadata in a transaction, for the table {@code warm_cache} reads
+     * @param format which file each of the delegate's splits reads, for placement
+     * @param metadata the connector's metadata in a transaction, for the table {@code warm_cache} reads
      */
     public OverdriveSplitManager(
-            ConnectorSplitManager hive,
-            BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> hiveMetadata,
+            ConnectorSplitManager delegate,
+            TableFormat format,
+            BiFunction<ConnectorSession, ConnectorTransactionHandle, ConnectorMetadata> metadata,
             NodeManager nodeManager,
             Optional<SplitPlacerFactory> placerFactory,
             AffinityGranularity granularity)
     {
-        this.hive = requireNonNull(hive, "hive is null");
-        this.hiveMetadata = requireNonNull(hiveMetadata, "hiveMetadata is null");
+        this.delegate = requireNonNull(delegate, "delegate is null");
+        this.format = requireNonNull(format, "format is null");
+        this.metadata = requireNonNull(metadata, "metadata is null");
         this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
         this.placerFactory = requireNonNull(placerFactory, "placerFactory is null");
         this.granularity = requireNonNull(granularity, "granularity is null");
@@ -65,7 +69,7 @@ public class OverdriveSplitManager
     @Override
     public ConnectorSplitSource getSplits(ConnectorTransactionHandle transaction, ConnectorSession session, ConnectorTableHandle table, Set<ColumnHandle> dynamicFilterColumns, Constraint constraint)
     {
-        return place(session, hive.getSplits(transaction, session, table, dynamicFilterColumns, constraint));
+        return place(session, delegate.getSplits(transaction, session, table, dynamicFilterColumns, constraint));
     }
 
     // a scan's splits placed by soft affinity, where the catalog and the session ask for it
@@ -75,9 +79,9 @@ public class OverdriveSplitManager
             // soft_affinity_enabled=false: as NO_PREFERENCE, for this query only
             return splits;
         }
-        // NO_PREFERENCE: no placer, Hive's splits exactly as Hive makes them
+        // NO_PREFERENCE: no placer, the splits exactly as the connector makes them
         return placerFactory.flatMap(factory -> factory.createPlacer(WorkerLoads.UNKNOWN))
-                .<ConnectorSplitSource>map(placer -> new SoftAffinitySplitSource(splits, placer, granularity))
+                .<ConnectorSplitSource>map(placer -> new SoftAffinitySplitSource(splits, format::placeable, placer, granularity))
                 .orElse(splits);
     }
 
@@ -94,8 +98,8 @@ public class OverdriveSplitManager
         }
         if (function instanceof WarmCacheHandle warmCache) {
             // the table's own splits, placed as a query's scan of it would be
-            return WarmCacheSplits.splits(hiveMetadata.apply(session, transaction), hive, transaction, session, warmCache, splits -> place(session, splits));
+            return WarmCacheSplits.splits(metadata.apply(session, transaction), delegate, transaction, session, warmCache, splits -> place(session, splits));
         }
-        return hive.getSplits(transaction, session, function);
+        return delegate.getSplits(transaction, session, function);
     }
 }

@@ -1,5 +1,6 @@
 package io.overdrive.cache.connector;
 
+import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.session.QueryReadStats;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
@@ -11,17 +12,21 @@ import java.util.concurrent.CompletableFuture;
 
 import static java.util.Objects.requireNonNull;
 
-/** Hive's page source, with Overdrive's counts of its reads ({@link QueryReadStats}) added to its metrics. */
+/**
+ * The stock connector's page source, with Overdrive's counts of its reads ({@link QueryReadStats}) added to its
+ * metrics, and the split's {@link CacheReadContext} set while it makes each page: files it opens only then (Iceberg's
+ * delete files, read on the first page; Hive's ACID delete deltas) are cached, filtered and counted as the split's own.
+ */
 final class ReadStatsPageSource
         implements ConnectorPageSource
 {
     private final ConnectorPageSource delegate;
-    private final QueryReadStats readStats;
+    private final CacheReadContext context;
 
-    ReadStatsPageSource(ConnectorPageSource delegate, QueryReadStats readStats)
+    ReadStatsPageSource(ConnectorPageSource delegate, CacheReadContext context)
     {
         this.delegate = requireNonNull(delegate, "delegate is null");
-        this.readStats = requireNonNull(readStats, "readStats is null");
+        this.context = requireNonNull(context, "context is null");
     }
 
     @Override
@@ -51,7 +56,9 @@ final class ReadStatsPageSource
     @Override
     public SourcePage getNextSourcePage()
     {
-        return delegate.getNextSourcePage();
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context)) {
+            return delegate.getNextSourcePage();
+        }
     }
 
     @Override
@@ -76,12 +83,12 @@ final class ReadStatsPageSource
     @Override
     public Metrics getMetrics()
     {
-        return delegate.getMetrics().mergeWith(readStats.toMetrics());
+        return delegate.getMetrics().mergeWith(context.readStats().toMetrics());
     }
 
     /** The counts of the page source's reads (for tests). */
     QueryReadStats readStats()
     {
-        return readStats;
+        return context.readStats();
     }
 }

@@ -24,14 +24,19 @@ public class CoordinatorCacheModule
         extends AbstractConfigurationAwareModule
 {
     private final boolean runsSplits;
+    private final boolean formatKeepsMetadata;
 
     /**
      * @param runsSplits this node runs splits (every worker, and a coordinator with
      * {@code node-scheduler.include-coordinator=true}): the page cache takes the seam there
+     * @param formatKeepsMetadata the stock connector keeps the metadata files it reads in the coordinator's memory itself
+     * (Iceberg's {@code iceberg.metadata-cache.enabled}): the tier replaces that only when
+     * {@code cache.coordinator.enabled=true} is set
      */
-    public CoordinatorCacheModule(boolean runsSplits)
+    public CoordinatorCacheModule(boolean runsSplits, boolean formatKeepsMetadata)
     {
         this.runsSplits = runsSplits;
+        this.formatKeepsMetadata = formatKeepsMetadata;
     }
 
     @Override
@@ -41,6 +46,10 @@ public class CoordinatorCacheModule
         // PageCacheModule binds the page cache's config; here it is only read
         PageCacheConfig pageCache = new ConfigurationFactory(getProperties()).build(PageCacheConfig.class);
         if (runsSplits || !isActive(pageCache, config)) {
+            return;
+        }
+        if (formatKeepsMetadata && !getProperties().containsKey(CoordinatorCacheConfig.ENABLED)) {
+            // Iceberg's own metadata cache (by default 2% of the heap, files up to 8MB) stays, as in stock Iceberg
             return;
         }
         binder.bind(CoordinatorCacheStats.class).in(SINGLETON);

@@ -2,17 +2,13 @@ package io.overdrive.cache.flush;
 
 import com.google.inject.Inject;
 import io.airlift.slice.Slice;
-import io.trino.metastore.Column;
-import io.trino.metastore.Database;
-import io.trino.metastore.HiveMetastore;
-import io.trino.metastore.HiveMetastoreFactory;
-import io.trino.metastore.Table;
-import io.trino.metastore.TableInfo;
+import io.overdrive.cache.flush.TableLocations.TableFiles;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.SchemaRoutineName;
+import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.function.table.AbstractConnectorTableFunction;
 import io.trino.spi.function.table.Argument;
 import io.trino.spi.function.table.Descriptor;
@@ -24,10 +20,7 @@ import io.trino.spi.function.table.TableFunctionAnalysis;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Stream;
 
-import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.StandardErrorCode.INVALID_FUNCTION_ARGUMENT;
 import static io.trino.spi.StandardErrorCode.NOT_FOUND;
 import static io.trino.spi.type.BigintType.BIGINT;
@@ -54,17 +47,17 @@ public class FlushCacheTableFunction
     public static final SchemaRoutineName FLUSH_ALL_RIGHT = new SchemaRoutineName(SCHEMA, NAME);
     public static final Descriptor RESULT = Descriptor.descriptor(List.of("node_id", "bytes_cached_before", "bytes_cached_after"), List.of(VARCHAR, BIGINT, BIGINT));
 
-    private final HiveMetastoreFactory metastoreFactory;
+    private final TableLocations tableLocations;
 
     @Inject
-    public FlushCacheTableFunction(HiveMetastoreFactory metastoreFactory)
+    public FlushCacheTableFunction(TableLocations tableLocations)
     {
         super(SCHEMA, NAME, List.of(
                         ScalarArgumentSpecification.builder().name("SCHEMA_NAME").type(VARCHAR).defaultValue(null).build(),
                         ScalarArgumentSpecification.builder().name("TABLE_NAME").type(VARCHAR).defaultValue(null).build()),
                 new DescribedTable(RESULT),
                 "Remove Overdrive's cached pages on every worker: of one table, one schema, or all");
-        this.metastoreFactory = requireNonNull(metastoreFactory, "metastoreFactory is null");
+        this.tableLocations = requireNonNull(tableLocations, "tableLocations is null");
     }
 
     @Override
@@ -85,27 +78,23 @@ public class FlushCacheTableFunction
             handle = new FlushCacheHandle(true, List.of());
         }
         else {
-            HiveMetastore metastore = metastoreFactory.createMetastore(Optional.of(session.getIdentity()));
-            String location;
+            List<String> locations;
             if (table.isPresent()) {
-                Table found = metastore.getTable(schema.get(), table.get())
+                TableFiles found = tableLocations.table(session, new SchemaTableName(schema.get(), table.get()))
                         .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: table %s.%s does not exist".formatted(schema.get(), table.get())));
                 checkCanSelectAllColumns(accessControl, found);
-                location = found.getStorage().getLocation();
+                locations = found.locations();
             }
             else {
-                location = metastore.getDatabase(schema.get()).flatMap(Database::getLocation)
-                        .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: schema %s does not exist or has no location".formatted(schema.get())));
+                locations = List.of(tableLocations.schemaLocation(session, schema.get())
+                        .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: schema %s does not exist or has no location".formatted(schema.get()))));
                 // Trino has no privilege on a schema's data, only on its tables: flushing the schema takes what
                 // flushing each of its tables takes. Views have no files, and a table dropped meanwhile none left
-                for (TableInfo info : metastore.getTables(schema.get())) {
-                    if (info.extendedRelationType() == TableInfo.ExtendedRelationType.TABLE) {
-                        metastore.getTable(info.tableName().getSchemaName(), info.tableName().getTableName())
-                                .ifPresent(found -> checkCanSelectAllColumns(accessControl, found));
-                    }
+                for (TableFiles found : tableLocations.tables(session, schema.get())) {
+                    checkCanSelectAllColumns(accessControl, found);
                 }
             }
-            handle = new FlushCacheHandle(false, List.of(location));
+            handle = new FlushCacheHandle(false, locations);
         }
         // the result's columns are declared once, by the DescribedTable return type
         return TableFunctionAnalysis.builder()
@@ -115,12 +104,9 @@ public class FlushCacheTableFunction
 
     // as for SELECT * (and SHOW STATS, CREATE TABLE LIKE): a flush drops the pages of every column, so a user who
     // may read only some columns may not flush the others
-    private static void checkCanSelectAllColumns(ConnectorAccessControl accessControl, Table table)
+    private static void checkCanSelectAllColumns(ConnectorAccessControl accessControl, TableFiles table)
     {
-        Set<String> columns = Stream.concat(table.getDataColumns().stream(), table.getPartitionColumns().stream())
-                .map(Column::getName)
-                .collect(toImmutableSet());
-        accessControl.checkCanSelectFromColumns(null, table.getSchemaTableName(), Optional.empty(), columns);
+        accessControl.checkCanSelectFromColumns(null, table.name(), Optional.empty(), table.columns());
     }
 
     private static Optional<String> stringArgument(Map<String, Argument> arguments, String name)

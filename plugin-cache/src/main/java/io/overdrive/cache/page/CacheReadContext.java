@@ -16,8 +16,8 @@ import static java.util.Objects.requireNonNull;
 public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable, ReadOptions options, QueryReadStats readStats)
 {
     /**
-     * A read outside a table scan (a file opened after the page source was created, such as a delete delta read
-     * lazily): cached like any other read, but with no schema or table, so not cached at all when quotas are set.
+     * A read outside a table scan (a file the coordinator opens, or one a reader opens outside the page source's calls):
+     * cached like any other read, but with no schema or table, so not cached at all when quotas are set.
      */
     public static final CacheReadContext UNKNOWN = new CacheReadContext(Optional.empty(), Optional.empty(), true);
 

@@ -15,7 +15,7 @@ import static io.airlift.slice.SizeOf.instanceSize;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A Hive split placed by Overdrive's soft affinity: the worker it was given to, and whether that worker is one of the
+ * A table scan's split (Hive's or Iceberg's) placed by Overdrive's soft affinity: the worker it was given to, and whether that worker is one of the
  * file's preferred workers, which is what decides on the worker whether its pages are cached (a Trino 483 worker
  * cannot list the cluster's nodes, so it could not work that out itself).
  */
@@ -24,25 +24,25 @@ public final class OverdriveSplit
 {
     private static final int INSTANCE_SIZE = instanceSize(OverdriveSplit.class);
 
-    private final ConnectorSplit hiveSplit;
+    private final ConnectorSplit split;
     private final List<HostAddress> addresses;
     private final boolean cacheable;
 
     @JsonCreator
     public OverdriveSplit(
-            @JsonProperty("hiveSplit") ConnectorSplit hiveSplit,
+            @JsonProperty("split") ConnectorSplit split,
             @JsonProperty("placedOn") List<HostAddress> addresses,
             @JsonProperty("cacheable") boolean cacheable)
     {
-        this.hiveSplit = requireNonNull(hiveSplit, "hiveSplit is null");
+        this.split = requireNonNull(split, "split is null");
         this.addresses = ImmutableList.copyOf(requireNonNull(addresses, "addresses is null"));
         this.cacheable = cacheable;
     }
 
     @JsonProperty
-    public ConnectorSplit getHiveSplit()
+    public ConnectorSplit getSplit()
     {
-        return hiveSplit;
+        return split;
     }
 
     @JsonProperty("placedOn")
@@ -85,19 +85,19 @@ public final class OverdriveSplit
     @Override
     public SplitWeight getSplitWeight()
     {
-        return hiveSplit.getSplitWeight();
+        return split.getSplitWeight();
     }
 
     @JsonIgnore
     @Override
     public long getRetainedSizeInBytes()
     {
-        return INSTANCE_SIZE + hiveSplit.getRetainedSizeInBytes() + addresses.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum();
+        return INSTANCE_SIZE + split.getRetainedSizeInBytes() + addresses.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum();
     }
 
     @Override
     public String toString()
     {
-        return "OverdriveSplit{%s on %s, cacheable=%s}".formatted(hiveSplit, addresses, cacheable);
+        return "OverdriveSplit{%s on %s, cacheable=%s}".formatted(split, addresses, cacheable);
     }
 }

@@ -3,7 +3,6 @@ package io.overdrive.cache.placement;
 import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.Placement;
 import io.overdrive.scheduler.affinity.SplitPlacer;
-import io.trino.plugin.hive.HiveSplit;
 import io.trino.spi.HostAddress;
 import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitSource;
@@ -13,23 +12,30 @@ import io.trino.spi.metrics.Metrics;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Hive's splits of one table scan, each given the worker Overdrive's placer chose (preferred, else alternative, else
- * the least loaded under the bounded-load limit), as a single address the engine honours without waiting on others.
+ * A connector's splits of one table scan, each given the worker Overdrive's placer chose (preferred, else alternative,
+ * else the least loaded under the bounded-load limit), as a single address the engine honours without waiting on
+ * others. Splits whose file the table format does not give (pinned splits, splits of other kinds) pass unchanged.
  */
 public class SoftAffinitySplitSource
         implements ConnectorSplitSource
 {
-    private final ConnectorSplitSource hive;
+    private final ConnectorSplitSource splits;
+    private final Function<ConnectorSplit, Optional<SplitFile>> files;
     private final SplitPlacer placer;
     private final AffinityGranularity granularity;
 
-    public SoftAffinitySplitSource(ConnectorSplitSource hive, SplitPlacer placer, AffinityGranularity granularity)
+    /**
+     * @param files the file a split reads, where placement may choose its worker
+     */
+    public SoftAffinitySplitSource(ConnectorSplitSource splits, Function<ConnectorSplit, Optional<SplitFile>> files, SplitPlacer placer, AffinityGranularity granularity)
     {
-        this.hive = requireNonNull(hive, "hive is null");
+        this.splits = requireNonNull(splits, "splits is null");
+        this.files = requireNonNull(files, "files is null");
         this.placer = requireNonNull(placer, "placer is null");
         this.granularity = requireNonNull(granularity, "granularity is null");
     }
@@ -37,19 +43,19 @@ public class SoftAffinitySplitSource
     @Override
     public CompletableFuture<List<ConnectorSplit>> getNextBatch(int maxSize, DynamicFilterSnapshot dynamicFilterSnapshot)
     {
-        return hive.getNextBatch(maxSize, dynamicFilterSnapshot).thenApply(splits -> splits.stream().map(this::place).toList());
+        return splits.getNextBatch(maxSize, dynamicFilterSnapshot).thenApply(batch -> batch.stream().map(this::place).toList());
     }
 
     private ConnectorSplit place(ConnectorSplit split)
     {
-        // a split Hive pins to its data's hosts (hive.force-local-scheduling) stays pinned: placement never overrides it
-        if (!(split instanceof HiveSplit hiveSplit) || !hiveSplit.isRemotelyAccessible()) {
+        Optional<SplitFile> file = files.apply(split);
+        if (file.isEmpty()) {
             return split;
         }
-        Optional<Placement> placement = placer.place(granularity.affinityKey(hiveSplit.getPath(), hiveSplit.getStart()), hiveSplit.getSplitWeight().getRawValue());
-        // no live worker known yet: leave the split as Hive made it, the engine places it
+        Optional<Placement> placement = placer.place(granularity.affinityKey(file.get().path(), file.get().start()), split.getSplitWeight().getRawValue());
+        // no live worker known yet: leave the split as the connector made it, the engine places it
         return placement
-                .<ConnectorSplit>map(chosen -> new OverdriveSplit(hiveSplit, List.of(HostAddress.fromString(chosen.worker().hostAndPort())), chosen.kind().isPreferredWorker()))
+                .<ConnectorSplit>map(chosen -> new OverdriveSplit(split, List.of(HostAddress.fromString(chosen.worker().hostAndPort())), chosen.kind().isPreferredWorker()))
                 .orElse(split);
     }
 
@@ -57,7 +63,7 @@ public class SoftAffinitySplitSource
     public void close()
     {
         try {
-            hive.close();
+            splits.close();
         }
         finally {
             placer.finish();
@@ -67,24 +73,24 @@ public class SoftAffinitySplitSource
     @Override
     public boolean isFinished()
     {
-        return hive.isFinished();
+        return splits.isFinished();
     }
 
     @Override
     public Optional<List<Object>> getTableExecuteSplitsInfo()
     {
-        return hive.getTableExecuteSplitsInfo();
+        return splits.getTableExecuteSplitsInfo();
     }
 
     @Override
     public long getRequestedDynamicFilterWaitTimeoutMillis()
     {
-        return hive.getRequestedDynamicFilterWaitTimeoutMillis();
+        return splits.getRequestedDynamicFilterWaitTimeoutMillis();
     }
 
     @Override
     public Metrics getMetrics()
     {
-        return hive.getMetrics();
+        return splits.getMetrics();
     }
 }

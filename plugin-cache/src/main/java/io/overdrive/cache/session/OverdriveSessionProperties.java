@@ -1,11 +1,13 @@
 package io.overdrive.cache.session;
 
 import io.overdrive.cache.session.ReadOptions.Populate;
+import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.session.PropertyMetadata;
 
 import java.util.List;
 
+import static io.trino.spi.StandardErrorCode.INVALID_SESSION_PROPERTY;
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
 import static io.trino.spi.session.PropertyMetadata.enumProperty;
 
@@ -57,18 +59,44 @@ public final class OverdriveSessionProperties
         return PROPERTIES;
     }
 
-    /** What the session asks of the read path. */
+    /**
+     * What the session asks of the read path; the defaults for a session that does not carry the catalog's session
+     * properties: the engine's sessions for the catalog's system tables (Iceberg's {@code $files}, read through the
+     * connector's page source provider) carry none.
+     */
     public static ReadOptions readOptions(ConnectorSession session)
     {
-        return new ReadOptions(
-                session.getProperty(CACHE_ENABLED, Boolean.class),
-                session.getProperty(CACHE_POPULATE, Populate.class),
-                session.getProperty(HEDGED_READS_ENABLED, Boolean.class),
-                session.getProperty(SHARED_SCANS_ENABLED, Boolean.class));
+        try {
+            return new ReadOptions(
+                    session.getProperty(CACHE_ENABLED, Boolean.class),
+                    session.getProperty(CACHE_POPULATE, Populate.class),
+                    session.getProperty(HEDGED_READS_ENABLED, Boolean.class),
+                    session.getProperty(SHARED_SCANS_ENABLED, Boolean.class));
+        }
+        catch (TrinoException e) {
+            if (isUnknownProperty(e)) {
+                return ReadOptions.DEFAULT;
+            }
+            throw e;
+        }
     }
 
+    /** Whether the session places splits by soft affinity; the default (true) for a session that carries none of the catalog's properties. */
     public static boolean isSoftAffinityEnabled(ConnectorSession session)
     {
-        return session.getProperty(SOFT_AFFINITY_ENABLED, Boolean.class);
+        try {
+            return session.getProperty(SOFT_AFFINITY_ENABLED, Boolean.class);
+        }
+        catch (TrinoException e) {
+            if (isUnknownProperty(e)) {
+                return true;
+            }
+            throw e;
+        }
+    }
+
+    private static boolean isUnknownProperty(TrinoException e)
+    {
+        return e.getErrorCode().equals(INVALID_SESSION_PROPERTY.toErrorCode());
     }
 }

@@ -180,6 +180,6 @@ public class WarmCacheProcessorProvider
 
     private static ConnectorSplit unwrap(ConnectorSplit split)
     {
-        return split instanceof OverdriveSplit placed ? placed.getHiveSplit() : split;
+        return split instanceof OverdriveSplit placed ? placed.getSplit() : split;
     }
 }

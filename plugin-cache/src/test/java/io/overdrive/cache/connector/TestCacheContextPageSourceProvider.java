@@ -17,6 +17,7 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
 import io.trino.spi.connector.EmptyPageSource;
+import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Count;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
@@ -24,6 +25,7 @@ import io.trino.testing.TestingConnectorSession;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,7 +64,7 @@ class TestCacheContextPageSourceProvider
             throws IOException
     {
         AtomicReference<ConnectorSplit> seen = new AtomicReference<>();
-        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(new AtomicReference<>(), seen), SELF);
+        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(new AtomicReference<>(), seen), SELF, HiveFormat.HIVE);
         try (ConnectorPageSource _ = provider.createPageSource(null, SESSION, new OverdriveSplit(HIVE_SPLIT, List.of(SELF), true), null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
             assertThat(seen.get()).isSameAs(HIVE_SPLIT);
         }
@@ -73,7 +75,7 @@ class TestCacheContextPageSourceProvider
             throws IOException
     {
         AtomicReference<CacheReadContext> context = new AtomicReference<>();
-        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF);
+        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF, HiveFormat.HIVE);
         try (ConnectorPageSource _ = provider.createPageSource(null, SESSION, HIVE_SPLIT, null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
             assertThat(context.get().options()).isEqualTo(ReadOptions.DEFAULT);
         }
@@ -97,7 +99,7 @@ class TestCacheContextPageSourceProvider
             throws IOException
     {
         AtomicReference<CacheReadContext> context = new AtomicReference<>();
-        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF);
+        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF, HiveFormat.HIVE);
         try (ConnectorPageSource first = provider.createPageSource(null, SESSION, HIVE_SPLIT, null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
             QueryReadStats firstStats = context.get().readStats();
             try (ConnectorPageSource second = provider.createPageSource(null, SESSION, HIVE_SPLIT, null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
@@ -121,11 +123,53 @@ class TestCacheContextPageSourceProvider
         }
     }
 
+    // Iceberg reads a split's delete files when its page source makes its first page, not when it is created
+    @Test
+    void filesOpenedWhileMakingPagesGetTheSplitsContext()
+            throws IOException
+    {
+        AtomicReference<CacheReadContext> opened = new AtomicReference<>();
+        List<CacheReadContext> whileMakingPages = new ArrayList<>();
+        ConnectorPageSourceProvider lazy = new ConnectorPageSourceProvider()
+        {
+            @Override
+            public ConnectorPageSource createPageSource(
+                    ConnectorTransactionHandle transaction,
+                    ConnectorSession session,
+                    ConnectorSplit split,
+                    ConnectorTableHandle table,
+                    Optional<ConnectorTableCredentials> tableCredentials,
+                    List<ColumnHandle> columns,
+                    DynamicFilter dynamicFilter)
+            {
+                opened.set(CacheReadContext.current());
+                return new EmptyPageSource()
+                {
+                    @Override
+                    public SourcePage getNextSourcePage()
+                    {
+                        whileMakingPages.add(CacheReadContext.current());
+                        return null;
+                    }
+                };
+            }
+        };
+        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(lazy, SELF, HiveFormat.HIVE);
+        try (ConnectorPageSource source = provider.createPageSource(null, SESSION, new OverdriveSplit(HIVE_SPLIT, List.of(OTHER), true), null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
+            assertThat(CacheReadContext.current()).as("outside the page source's calls").isSameAs(CacheReadContext.UNKNOWN);
+            source.getNextSourcePage();
+            source.getNextSourcePage();
+            assertThat(CacheReadContext.current()).isSameAs(CacheReadContext.UNKNOWN);
+        }
+        assertThat(opened.get().cacheable()).as("placed on another worker: read through").isFalse();
+        assertThat(whileMakingPages).hasSize(2).allSatisfy(context -> assertThat(context).isSameAs(opened.get()));
+    }
+
     private static boolean cacheable(ConnectorSplit split)
             throws IOException
     {
         AtomicReference<CacheReadContext> context = new AtomicReference<>();
-        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF);
+        CacheContextPageSourceProvider provider = new CacheContextPageSourceProvider(recording(context, new AtomicReference<>()), SELF, HiveFormat.HIVE);
         try (ConnectorPageSource _ = provider.createPageSource(null, SESSION, split, null, Optional.empty(), List.of(), DynamicFilter.EMPTY)) {
             return context.get().cacheable();
         }

@@ -44,9 +44,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.IntStream;
 
-import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static com.google.common.base.Throwables.getStackTraceAsString;
-import static com.google.common.collect.Iterables.getOnlyElement;
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
+import static io.overdrive.cache.TestingNodeContexts.coordinatorContext;
 import static io.trino.testing.connector.TestingConnectorSession.SESSION;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -58,10 +58,9 @@ class TestOverdriveHiveConnectorFactory
     Path warehouse;
 
     @Test
-    void pluginRegistersOverdriveHive()
+    void pluginRegistersOverdriveHiveAndIceberg()
     {
-        ConnectorFactory factory = getOnlyElement(new OverdrivePlugin().getConnectorFactories());
-        assertThat(factory.getName()).isEqualTo("overdrive_hive");
+        assertThat(new OverdrivePlugin().getConnectorFactories()).extracting(ConnectorFactory::getName).containsExactly("overdrive_hive", "overdrive_iceberg");
     }
 
     @Test
@@ -77,11 +76,11 @@ class TestOverdriveHiveConnectorFactory
         Connector connector = new OverdriveHiveConnectorFactory().create("lake", hiveProperties(), new TestingConnectorContext());
         try {
             assertThat(connector).isInstanceOf(OverdriveConnector.class);
-            assertThat(((OverdriveConnector) connector).hive()).isInstanceOf(HiveConnector.class);
+            assertThat(((OverdriveConnector) connector).delegate()).isInstanceOf(HiveConnector.class);
             // Hive's session properties, and Overdrive's beside them
             Set<String> names = connector.getSessionProperties().stream().map(property -> property.getName()).collect(toImmutableSet());
             assertThat(names).contains("parquet_use_column_index", "cache_enabled", "cache_populate", "hedged_reads_enabled", "shared_scans_enabled", "soft_affinity_enabled");
-            assertThat(connector.getSessionProperties()).hasSize(((OverdriveConnector) connector).hive().getSessionProperties().size() + 5);
+            assertThat(connector.getSessionProperties()).hasSize(((OverdriveConnector) connector).delegate().getSessionProperties().size() + 5);
         }
         finally {
             connector.shutdown();
@@ -497,7 +496,7 @@ class TestOverdriveHiveConnectorFactory
     {
         Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, context);
         try {
-            return ((HiveConnector) ((OverdriveConnector) connector).hive()).getInjector().getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}));
+            return ((OverdriveConnector) connector).injector().getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}));
         }
         finally {
             connector.shutdown();
@@ -521,7 +520,7 @@ class TestOverdriveHiveConnectorFactory
     {
         Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, context);
         try {
-            SplitPlacer placer = ((HiveConnector) ((OverdriveConnector) connector).hive()).getInjector().getInstance(SplitPlacerFactory.class)
+            SplitPlacer placer = ((OverdriveConnector) connector).injector().getInstance(SplitPlacerFactory.class)
                     .createPlacer(WorkerLoads.UNKNOWN)
                     .orElseThrow();
             return IntStream.range(0, 300)
@@ -537,27 +536,6 @@ class TestOverdriveHiveConnectorFactory
     {
         InternalNode node = new InternalNode(coordinator ? "coordinator" : "worker", URI.create("http://127.0.0.1:8080"), NodeVersion.UNKNOWN, coordinator);
         return new TestingConnectorContext(TestingNodeManager.builder().localNode(node).build());
-    }
-
-    /**
-     * The coordinator of a cluster with two workers, as Trino's node manager shows it there: among the worker nodes
-     * exactly when {@code node-scheduler.include-coordinator=true}.
-     */
-    private static ConnectorContext coordinatorContext(boolean includeCoordinator)
-    {
-        TestingNodeManager.Builder nodes = TestingNodeManager.builder()
-                .localNode(node("coordinator", 8080, true))
-                .addNode(node("worker-1", 8081, false))
-                .addNode(node("worker-2", 8082, false));
-        if (!includeCoordinator) {
-            nodes.doNotScheduleOnCoordinator();
-        }
-        return new TestingConnectorContext(nodes.build());
-    }
-
-    private static InternalNode node(String nodeId, int port, boolean coordinator)
-    {
-        return new InternalNode(nodeId, URI.create("http://127.0.0.1:" + port), NodeVersion.UNKNOWN, coordinator);
     }
 
     private Map<String, String> hiveProperties()

@@ -10,13 +10,9 @@ import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoFileSystemFactory;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
-import io.trino.node.InternalNode;
 import io.trino.plugin.hive.HiveConnector;
-import io.trino.spi.NodeVersion;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
-import io.trino.testing.TestingConnectorContext;
-import io.trino.testing.TestingNodeManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +20,6 @@ import javax.management.ObjectName;
 
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -32,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import static io.overdrive.cache.TestingNodeContexts.coordinatorContext;
+import static io.overdrive.cache.TestingNodeContexts.workerContext;
 import static io.trino.testing.TestingConnectorSession.SESSION;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,7 +100,7 @@ class TestCoordinatorCacheModule
         Path file = Files.writeString(warehouse.resolve("metadata.json"), "{\"version\":1}");
         Connector connector = new OverdriveHiveConnectorFactory().create("lake", cacheProperties(), coordinatorContext(false));
         try {
-            HiveConnector hive = (HiveConnector) ((OverdriveConnector) connector).hive();
+            HiveConnector hive = (HiveConnector) ((OverdriveConnector) connector).delegate();
             TrinoFileSystem fileSystem = hive.getInjector().getInstance(TrinoFileSystemFactory.class).create(SESSION);
             CoordinatorCacheStats stats = hive.getInjector().getInstance(CoordinatorCacheStats.class);
             for (int read = 0; read < 3; read++) {
@@ -124,7 +121,7 @@ class TestCoordinatorCacheModule
     {
         Connector connector = new OverdriveHiveConnectorFactory().create("lake", properties, context);
         try {
-            return ((HiveConnector) ((OverdriveConnector) connector).hive()).getInjector().getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}));
+            return ((OverdriveConnector) connector).injector().getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}));
         }
         finally {
             connector.shutdown();
@@ -153,28 +150,5 @@ class TestCoordinatorCacheModule
                 "hive.metastore.catalog.dir", warehouse.toUri().toString(),
                 "fs.local.enabled", "true",
                 "local.location", warehouse.toString());
-    }
-
-    private static ConnectorContext workerContext()
-    {
-        return new TestingConnectorContext(TestingNodeManager.builder().localNode(node("worker", 8080, false)).build());
-    }
-
-    // a coordinator and two workers; the coordinator is among the worker nodes exactly when it runs splits
-    private static ConnectorContext coordinatorContext(boolean includeCoordinator)
-    {
-        TestingNodeManager.Builder nodes = TestingNodeManager.builder()
-                .localNode(node("coordinator", 8080, true))
-                .addNode(node("worker-1", 8081, false))
-                .addNode(node("worker-2", 8082, false));
-        if (!includeCoordinator) {
-            nodes.doNotScheduleOnCoordinator();
-        }
-        return new TestingConnectorContext(nodes.build());
-    }
-
-    private static InternalNode node(String nodeId, int port, boolean coordinator)
-    {
-        return new InternalNode(nodeId, URI.create("http://127.0.0.1:" + port), NodeVersion.UNKNOWN, coordinator);
     }
 }

@@ -1,5 +1,6 @@
 package io.overdrive.cache.placement;
 
+import io.overdrive.cache.connector.HiveFormat;
 import io.overdrive.scheduler.affinity.AffinityGranularity;
 import io.overdrive.scheduler.affinity.BusyLimits;
 import io.overdrive.scheduler.affinity.Membership;
@@ -42,7 +43,7 @@ class TestSoftAffinitySplitSource
         ConnectorSplit placed = placeAll(List.of(hive)).getFirst();
         assertThat(placed).isInstanceOf(OverdriveSplit.class);
         OverdriveSplit split = (OverdriveSplit) placed;
-        assertThat(split.getHiveSplit()).isSameAs(hive);
+        assertThat(split.getSplit()).isSameAs(hive);
         assertThat(split.getAddresses()).hasSize(1);
         assertThat(WORKERS.stream().map(worker -> HostAddress.fromString(worker.hostAndPort()))).contains(split.getAddresses().getFirst());
         assertThat(split.isRemotelyAccessible()).isTrue();
@@ -70,7 +71,7 @@ class TestSoftAffinitySplitSource
         SplitPlacer placer = new SplitPlacerFactory(config, () -> Membership.of(WORKERS), BusyLimits.TRINO_DEFAULTS, new PlacementStats(), SplitWeight.standard().getRawValue())
                 .createPlacer(WorkerLoads.UNKNOWN)
                 .orElseThrow();
-        try (SoftAffinitySplitSource source = new SoftAffinitySplitSource(new FixedSplitSource(splits), placer, AffinityGranularity.FILE)) {
+        try (SoftAffinitySplitSource source = new SoftAffinitySplitSource(new FixedSplitSource(splits), HiveFormat.HIVE::placeable, placer, AffinityGranularity.FILE)) {
             return source.getNextBatch(100, DynamicFilterSnapshot.EMPTY).get();
         }
     }
