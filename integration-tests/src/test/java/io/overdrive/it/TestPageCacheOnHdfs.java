@@ -133,7 +133,12 @@ public class TestPageCacheOnHdfs
         // the S3 catalogs' file metastore is in the bucket too, under a prefix of this run's own: table metadata and
         // data both come from S3, as on a lake whose metastore keeps its files there
         Map<String, String> s3Catalog = HiveCatalogs.hiveOnS3(s3, "/page-cache-" + System.nanoTime() + "/metastore");
-        Map<String, String> iceberg = HiveCatalogs.icebergOnHdfs(TestingHdfs.shared(), "/page-cache-iceberg-" + System.nanoTime() + "/metastore");
+        // snapshots and orphan files may be removed at once (expire_snapshots, remove_orphan_files with any retention)
+        Map<String, String> iceberg = ImmutableMap.<String, String>builder()
+                .putAll(HiveCatalogs.icebergOnHdfs(TestingHdfs.shared(), "/page-cache-iceberg-" + System.nanoTime() + "/metastore"))
+                .put("iceberg.expire-snapshots.min-retention", "0s")
+                .put("iceberg.remove-orphan-files.min-retention", "0s")
+                .buildOrThrow();
         Map<String, String> icebergOnS3 = HiveCatalogs.icebergOnS3(s3, "/page-cache-iceberg-" + System.nanoTime() + "/metastore");
         QueryRunner queryRunner = OverdriveQueryRunner.builder(TestingHdfs.shared(), "page-cache")
                 .workers(1)

@@ -88,17 +88,6 @@ sealed interface DemoStorage
     @Override
     void close();
 
-    // an Iceberg catalog over Trino's file metastore at metastoreUri (as the Hive catalogs, so that both formats keep
-    // their metadata on the same storage), reading storage through fileSystem's properties
-    private static Map<String, String> icebergCatalog(String metastoreUri, Map<String, String> fileSystem)
-    {
-        Map<String, String> properties = new LinkedHashMap<>();
-        properties.put("iceberg.catalog.type", "TESTING_FILE_METASTORE");
-        properties.put("hive.metastore.catalog.dir", metastoreUri);
-        properties.putAll(fileSystem);
-        return properties;
-    }
-
     final class Hdfs
             implements DemoStorage
     {
@@ -128,7 +117,7 @@ sealed interface DemoStorage
         {
             return switch (format) {
                 case HIVE -> HiveCatalogs.hiveOnHdfs(hdfs, metastorePath);
-                case ICEBERG -> icebergCatalog(hdfs.nameNodeUri() + metastorePath, Map.of("fs.hadoop.enabled", "true"));
+                case ICEBERG -> HiveCatalogs.icebergOnHdfs(hdfs, metastorePath);
             };
         }
 
@@ -217,7 +206,7 @@ sealed interface DemoStorage
         {
             return switch (format) {
                 case HIVE -> HiveCatalogs.hiveOnS3(s3, metastorePath);
-                case ICEBERG -> icebergCatalog(s3.uri(metastorePath), s3.catalogProperties());
+                case ICEBERG -> HiveCatalogs.icebergOnS3(s3, metastorePath);
             };
         }
 

@@ -35,7 +35,6 @@ public final class HiveCatalogs
     /**
      * An Iceberg catalog over a file metastore on HDFS at {@code metastorePath}: the stock {@code iceberg} catalog and
      * the {@code overdrive_iceberg} catalog get the same properties, so both see the same tables and files.
-     * Snapshots may be expired at once ({@code expire_snapshots} with any retention), as tests do.
      */
     public static Map<String, String> icebergOnHdfs(HdfsCluster hdfs, String metastorePath)
     {
@@ -43,8 +42,6 @@ public final class HiveCatalogs
         properties.put("iceberg.catalog.type", "TESTING_FILE_METASTORE");
         properties.put("hive.metastore.catalog.dir", hdfs.nameNodeUri() + (metastorePath.startsWith("/") ? metastorePath : "/" + metastorePath));
         properties.put("fs.hadoop.enabled", "true");
-        properties.put("iceberg.expire-snapshots.min-retention", "0s");
-        properties.put("iceberg.remove-orphan-files.min-retention", "0s");
         return properties;
     }
 
