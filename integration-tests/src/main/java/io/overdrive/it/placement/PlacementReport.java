@@ -21,6 +21,7 @@ final class PlacementReport
     static final String MAIN = "main";
     static final String SUSTAINABLE = "sustainable";
     static final String SENSITIVITY = "sensitivity";
+    static final String SETTINGS_10 = "settings-10";
     static final String SETTINGS_100 = "settings-100";
     static final String SETTINGS_1000 = "settings-1000";
 
@@ -28,6 +29,7 @@ final class PlacementReport
             MAIN, "all policies",
             SUSTAINABLE, "largest sustainable load",
             SENSITIVITY, "sensitivity",
+            SETTINGS_10, "Overdrive's settings",
             SETTINGS_100, "Overdrive's settings",
             SETTINGS_1000, "Overdrive's settings");
 
@@ -127,7 +129,7 @@ final class PlacementReport
                 - `none`: `NO_PREFERENCE`: the engine picks among 10 random workers as for `trino` (with `STAGE` balancing that is \
                 balancing it spreads a query's splits evenly over the candidates); every worker caches what it reads.
 
-                Remap: the fraction of split keys (up to 20,000: every file's splits of an evenly spaced sample of files) whose first \
+                Remap: the fraction of split keys (every split of the lake, or of an evenly spaced sample of 100,000 files where the lake has more) whose first \
                 choice changed on the join and on the leave; the ideal of consistent hashing is 1/(N+1) for both. For Overdrive also \
                 the placer's own figure (`PlacementStats.getLastRemapFraction`, over its 4,096 most recently placed keys). Loads count \
                 the splits that started in the measured window on the workers live through all of it; busy = their service time.
@@ -283,7 +285,7 @@ final class PlacementReport
 
     private static void settings(StringBuilder out, List<Run> runs)
     {
-        for (String section : List.of(SETTINGS_100, SETTINGS_1000)) {
+        for (String section : List.of(SETTINGS_10, SETTINGS_100, SETTINGS_1000)) {
             List<Run> settings = runs.stream().filter(run -> run.section().equals(section)).toList();
             if (settings.isEmpty()) {
                 continue;
@@ -293,7 +295,7 @@ final class PlacementReport
             out.append("| setting | hit ratio | query P50 / P95 / P99 (ms) | max/avg splits | max/avg busy | utilisation: mean / busiest | cached copies per cached file | preferred / alternative / fallback |\n");
             out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
             List<Run> rows = settings;
-            if (section.equals(SETTINGS_1000)) {
+            if (!section.equals(SETTINGS_100)) {
                 // the defaults are the main grid's run
                 Optional<Run> defaults = runs.stream()
                         .filter(run -> run.section().equals(MAIN) && run.config().workers() == config.workers() && run.result().policy().equals("overdrive"))
@@ -314,7 +316,7 @@ final class PlacementReport
             out.append('\n');
         }
         out.append("Time per part of the run:\n\n| part | runs | wall (s) | CPU (s) |\n|---|---:|---:|---:|\n");
-        for (String section : List.of(MAIN, SUSTAINABLE, SENSITIVITY, SETTINGS_100, SETTINGS_1000)) {
+        for (String section : List.of(MAIN, SUSTAINABLE, SENSITIVITY, SETTINGS_10, SETTINGS_100, SETTINGS_1000)) {
             for (int workers : runs.stream().map(run -> run.config().workers()).distinct().sorted().toList()) {
                 List<Run> part = runs.stream().filter(run -> run.section().equals(section) && run.config().workers() == workers).toList();
                 if (!part.isEmpty()) {

@@ -125,6 +125,7 @@ public final class PlacementSimulation
                 new OverdriveSetting("preferred-hosts-count 8", 8, epsilon, halfLife, granularity),
                 new OverdriveSetting("preferred-hosts-count 16", 16, epsilon, halfLife, granularity),
                 new OverdriveSetting("affinity-granularity " + otherGranularity, sensitivity.preferredHostsCount(), epsilon, halfLife, otherGranularity),
+                new OverdriveSetting("load-balance-epsilon 0.05", sensitivity.preferredHostsCount(), 0.05, halfLife, granularity),
                 new OverdriveSetting("load-balance-epsilon 0.1", sensitivity.preferredHostsCount(), 0.1, halfLife, granularity),
                 new OverdriveSetting("load-balance-epsilon 0.25", sensitivity.preferredHostsCount(), 0.25, halfLife, granularity),
                 new OverdriveSetting("load-balance-epsilon 0.5", sensitivity.preferredHostsCount(), 0.5, halfLife, granularity),
@@ -135,6 +136,11 @@ public final class PlacementSimulation
         runs.add(run(PlacementReport.SETTINGS_100, "defaults (%d hosts, epsilon %.2f, floor 16, %.0fs, %s)".formatted(sensitivity.preferredHostsCount(), epsilon, halfLife, granularity), sensitivity, "overdrive"));
         for (OverdriveSetting setting : settings) {
             runs.add(run(PlacementReport.SETTINGS_100, setting.label(), setting.apply(sensitivity), "overdrive"));
+        }
+        // the bound at 10 workers, the full-length run: where a tighter bound would win on P95 and what it costs at 100
+        SimulationConfig small = scaled(SimulationConfig.standard(10).withSeed(seed), time);
+        for (double bound : List.of(0.05, 0.1)) {
+            runs.add(run(PlacementReport.SETTINGS_10, "load-balance-epsilon %s".formatted(bound), small.withOverdrive(small.preferredHostsCount(), bound, small.loadHalfLifeSeconds(), small.granularity()), "overdrive"));
         }
         if (!quick) {
             SimulationConfig large = SimulationConfig.standard(1000).withSeed(seed);
