@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -193,7 +194,10 @@ public abstract class ClusterScenarios
         if (s3Table == null) {
             execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
                     .formatted(S3_BUCKET, System.nanoTime()));
+            Instant written = Instant.now();
             assertThat(query("SELECT DISTINCT substr(\"$path\", 1, 5) FROM hive.scenarios.lineitem_s3")).containsExactly(List.of("s3://"));
+            // the caches keep an S3 object once it is cache.min-file-age old
+            TestingS3.awaitCacheable(written);
             s3Table = "scenarios.lineitem_s3";
         }
         return s3Table;

@@ -12,7 +12,7 @@ import static com.google.common.collect.Iterables.getOnlyElement;
  * Reads the page cache MBean of an in-JVM worker through the platform MBean server, where jmxutils exports it (the
  * same MBean Trino's JMX connector lists).
  */
-record PageCacheMetrics(long bytesFromCache, long bytesFromRemote, long hits, long misses, long bytesCached, long notCachedExcludedTable, long checksumFailures)
+record PageCacheMetrics(long bytesFromCache, long bytesFromRemote, long hits, long misses, long bytesCached, long notCachedExcludedTable, long checksumFailures, long notCachedRecentlyModified)
 {
     static PageCacheMetrics read(String catalog)
     {
@@ -27,7 +27,8 @@ record PageCacheMetrics(long bytesFromCache, long bytesFromRemote, long hits, lo
                     (Long) server.getAttribute(name, "Misses"),
                     (Long) server.getAttribute(name, "BytesCached"),
                     (Long) server.getAttribute(name, "NotCachedExcludedTable"),
-                    (Long) server.getAttribute(name, "ChecksumFailures"));
+                    (Long) server.getAttribute(name, "ChecksumFailures"),
+                    (Long) server.getAttribute(name, "NotCachedRecentlyModified"));
         }
         catch (Exception e) {
             throw new RuntimeException(e);
@@ -36,7 +37,7 @@ record PageCacheMetrics(long bytesFromCache, long bytesFromRemote, long hits, lo
 
     PageCacheMetrics minus(PageCacheMetrics earlier)
     {
-        return new PageCacheMetrics(bytesFromCache - earlier.bytesFromCache, bytesFromRemote - earlier.bytesFromRemote, hits - earlier.hits, misses - earlier.misses, bytesCached, notCachedExcludedTable - earlier.notCachedExcludedTable, checksumFailures - earlier.checksumFailures);
+        return new PageCacheMetrics(bytesFromCache - earlier.bytesFromCache, bytesFromRemote - earlier.bytesFromRemote, hits - earlier.hits, misses - earlier.misses, bytesCached, notCachedExcludedTable - earlier.notCachedExcludedTable, checksumFailures - earlier.checksumFailures, notCachedRecentlyModified - earlier.notCachedRecentlyModified);
     }
 
     double cacheShareOfBytes()

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -151,6 +152,8 @@ public class TestCoordinatorCacheOnHdfs
         for (String table : List.of("cached_orders", "uncached_orders")) {
             computeActual("CREATE TABLE %s.%s.%s WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA, table));
         }
+        // the tier keeps an S3 object once it is cache.min-file-age old
+        TestingS3.awaitCacheable(Instant.now());
         String sql = "SELECT orderpriority, count(*), sum(totalprice), max(clerk) FROM %s.%s.%s GROUP BY 1 ORDER BY 1";
         for (String table : List.of("cached_orders", "uncached_orders")) {
             List<?> expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA, table)).getMaterializedRows();

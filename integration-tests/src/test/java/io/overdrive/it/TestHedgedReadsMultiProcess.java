@@ -21,6 +21,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +71,7 @@ class TestHedgedReadsMultiProcess
 
     private HdfsCluster hdfs;
     private S3Storage s3;
+    private Instant s3TableWritten;
     private TrinoProcessCluster cluster;
 
     @BeforeAll
@@ -108,6 +110,7 @@ class TestHedgedReadsMultiProcess
         cluster.execute("CREATE TABLE hive.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
         cluster.execute("CREATE SCHEMA hive_s3.hedge");
         cluster.execute("CREATE TABLE hive_s3.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
+        s3TableWritten = Instant.now();
     }
 
     private static Map<String, String> withPool(Map<String, String> catalog)
@@ -317,6 +320,8 @@ class TestHedgedReadsMultiProcess
             throws Exception
     {
         // the same on S3: 100 ms before each GET's first byte, 1 MB/s for all GETs together
+        // the cache (and so shared scans) reads an S3 object once it is cache.min-file-age old
+        TestingS3.awaitCacheable(s3TableWritten);
         s3.setFirstByteLatency(Duration.ofMillis(100), Duration.ZERO, 0);
         s3.setBandwidth(1024 * 1024);
         assertConcurrentColdScansShare("hive_s3", SHARED_SCANS_S3, s3::getBytes, "S3 server");

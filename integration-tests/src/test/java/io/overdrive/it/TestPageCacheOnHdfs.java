@@ -42,6 +42,9 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.CreateBucketRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import javax.management.MBeanServer;
@@ -55,6 +58,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -188,7 +192,11 @@ public class TestPageCacheOnHdfs
                         .put("cache.max-size", "1GB")
                         .put("cache.include-tables", ICEBERG_SCHEMA + ".included*")
                         .buildOrThrow())
-                .catalog(ICEBERG_S3, "iceberg", icebergOnS3)
+                .catalog(ICEBERG_S3, "iceberg", ImmutableMap.<String, String>builder()
+                        .putAll(icebergOnS3)
+                        // for a test's tables of files added in place
+                        .put("iceberg.add-files-procedure.enabled", "true")
+                        .buildOrThrow())
                 .catalog(OVERDRIVE_ICEBERG_S3, "overdrive_iceberg", ImmutableMap.<String, String>builder()
                         .putAll(icebergOnS3)
                         .put("cache.enabled", "true")
@@ -495,8 +503,10 @@ public class TestPageCacheOnHdfs
             assertUpdate("CREATE TABLE %s.%s.%s WITH (format = '%s') AS SELECT * FROM tpch.tiny.lineitem".formatted(S3_HIVE, S3_SCHEMA, table, format), 60175);
             assertThat(computeActual("SELECT DISTINCT \"$path\" FROM %s.%s.%s".formatted(S3_HIVE, S3_SCHEMA, table)).getOnlyColumnAsSet())
                     .allSatisfy(path -> assertThat((String) path).startsWith("s3://" + TestingS3.BUCKET + "/"));
+            Instant written = Instant.now();
             String sql = "SELECT returnflag, linestatus, count(*), sum(orderkey), sum(linenumber), min(shipdate), max(comment) FROM %s.%s.%s GROUP BY 1, 2 ORDER BY 1, 2";
             MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA, table));
+            TestingS3.awaitCacheable(written);
 
             long requests = s3.getRequests();
             assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA, table)).getMaterializedRows()).as("%s, cold", format).isEqualTo(expected.getMaterializedRows());
@@ -521,7 +531,9 @@ public class TestPageCacheOnHdfs
         String sql = "SELECT id, label FROM " + table + " ORDER BY id";
         try (S3Client client = s3Client(s3)) {
             put(client, s3, key, "1,one\n2,two\n3,three\n");
+            Instant written = Instant.now();
             assertUpdate("CREATE TABLE %s (id varchar, label varchar) WITH (format = 'CSV', external_location = '%s')".formatted(table.formatted(S3_HIVE), s3.uri(prefix)));
+            TestingS3.awaitCacheable(written);
             assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"), List.of("2", "two"), List.of("3", "three"));
             long requests = s3.getRequests();
             assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"), List.of("2", "two"), List.of("3", "three"));
@@ -544,7 +556,9 @@ public class TestPageCacheOnHdfs
             assertThat(rows(sql.formatted(S3_CATALOG))).as("after a shorter rewrite")
                     .containsExactly(List.of("1", "one"))
                     .isEqualTo(rows(sql.formatted(S3_HIVE)));
-            // and what was read last is cached in turn
+            // and what was read last is cached in turn, once it is old enough for its key to be trusted
+            TestingS3.awaitCacheable(Instant.now());
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"));
             requests = s3.getRequests();
             assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"));
             assertThat(s3.getRequests() - requests).as("GETs of the warm query after the rewrites").isZero();
@@ -579,10 +593,143 @@ public class TestPageCacheOnHdfs
     }
 
     @Test
+    void s3ObjectRewrittenAtTheSameLengthWithinTheSameSecondIsNeverServedStale()
+    {
+        S3Storage s3 = TestingS3.shared();
+        String prefix = "same-second-" + System.nanoTime();
+        String key = prefix + "/data.csv";
+        String table = "%s." + S3_SCHEMA + ".same_second";
+        String sql = "SELECT id, label FROM " + table + " ORDER BY id";
+        String version1 = "1,one\n2,two\n";
+        String version2 = "1,uno\n2,dos\n";
+        assertThat(version2).hasSameSizeAs(version1);
+        long heldBack = PageCacheMetrics.read(S3_CATALOG).notCachedRecentlyModified();
+        try (S3Client client = s3Client(s3)) {
+            put(client, s3, key, version1);
+            assertUpdate("CREATE TABLE %s (id varchar, label varchar) WITH (format = 'CSV', external_location = '%s')".formatted(table.formatted(S3_HIVE), s3.uri(prefix)));
+            // version 1 read through the cache, then rewritten at the same length within the same second: its
+            // modification time and length, so its cache key, are those of version 1. Tried until the read and the
+            // rewrite fit in one second
+            boolean sameSecond = false;
+            for (int attempt = 0; attempt < 10 && !sameSecond; attempt++) {
+                put(client, s3, key, version1);
+                Instant first = lastModified(client, s3, key);
+                assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "one"), List.of("2", "two"));
+                put(client, s3, key, version2);
+                sameSecond = lastModified(client, s3, key).equals(first);
+            }
+            assertThat(sameSecond).as("a read and a rewrite within one second").isTrue();
+            Instant rewritten = Instant.now();
+            assertThat(rows(sql.formatted(S3_CATALOG))).as("after the rewrite within the second")
+                    .containsExactly(List.of("1", "uno"), List.of("2", "dos"))
+                    .isEqualTo(rows(sql.formatted(S3_HIVE)));
+            assertThat(PageCacheMetrics.read(S3_CATALOG).notCachedRecentlyModified()).as("opens held back from the cache").isGreaterThan(heldBack);
+
+            // past cache.min-file-age the key can no longer be reused by a rewrite: version 2 is cached and served
+            TestingS3.awaitCacheable(rewritten);
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "uno"), List.of("2", "dos"));
+            long requests = s3.getRequests();
+            assertThat(rows(sql.formatted(S3_CATALOG))).containsExactly(List.of("1", "uno"), List.of("2", "dos"));
+            assertThat(s3.getRequests() - requests).as("GETs of the warm query").isZero();
+        }
+        finally {
+            getQueryRunner().execute("DROP TABLE IF EXISTS " + table.formatted(S3_HIVE));
+        }
+    }
+
+    @Test
+    void s3TablesWithTheSameFileNamesInTwoBucketsReturnTheirOwnRows()
+    {
+        S3Storage s3 = TestingS3.shared();
+        String other = "lake-other";
+        String prefix = "two-buckets-" + System.nanoTime();
+        try (S3Client client = s3Client(s3)) {
+            if (client.listBuckets().buckets().stream().noneMatch(bucket -> bucket.name().equals(other))) {
+                client.createBucket(CreateBucketRequest.builder().bucket(other).build());
+            }
+            // Hive: 000000_0 under the same prefix in both buckets, the same length, written within the same second
+            // (so with the same modification time: Trino's cache key is the same for both)
+            String key = prefix + "/hive/000000_0";
+            boolean sameSecond = false;
+            for (int attempt = 0; attempt < 10 && !sameSecond; attempt++) {
+                client.putObject(PutObjectRequest.builder().bucket(s3.bucket()).key(key).build(), RequestBody.fromString("1,lake\n", UTF_8));
+                client.putObject(PutObjectRequest.builder().bucket(other).key(key).build(), RequestBody.fromString("2,else\n", UTF_8));
+                sameSecond = client.headObject(HeadObjectRequest.builder().bucket(s3.bucket()).key(key).build()).lastModified()
+                        .equals(client.headObject(HeadObjectRequest.builder().bucket(other).key(key).build()).lastModified());
+            }
+            assertThat(sameSecond).as("both objects written within one second").isTrue();
+            Instant written = Instant.now();
+            String hiveTable = "%s." + S3_SCHEMA + ".bucket_%s";
+            assertUpdate("CREATE TABLE %s (id varchar, label varchar) WITH (format = 'CSV', external_location = 's3://%s/%s/hive')".formatted(hiveTable.formatted(S3_HIVE, "lake"), s3.bucket(), prefix));
+            assertUpdate("CREATE TABLE %s (id varchar, label varchar) WITH (format = 'CSV', external_location = 's3://%s/%s/hive')".formatted(hiveTable.formatted(S3_HIVE, "other"), other, prefix));
+
+            // Iceberg: data files added with add_files, their paths the same but for the bucket (Iceberg keys a file by its
+            // path alone): an ORC file of each table's rows, the second copied to the first's name in the other bucket
+            getQueryRunner().execute("CREATE TABLE %s.%s.%s_a WITH (format = 'ORC') AS SELECT orderkey, comment FROM tpch.tiny.orders WHERE orderkey < 1000".formatted(S3_HIVE, S3_SCHEMA, prefix.replace('-', '_')));
+            getQueryRunner().execute("CREATE TABLE %s.%s.%s_b WITH (format = 'ORC') AS SELECT orderkey, comment FROM tpch.tiny.orders WHERE orderkey >= 59000".formatted(S3_HIVE, S3_SCHEMA, prefix.replace('-', '_')));
+            String fileA = objectKey((String) computeActual("SELECT min(\"$path\") FROM %s.%s.%s_a".formatted(S3_HIVE, S3_SCHEMA, prefix.replace('-', '_'))).getOnlyValue(), s3.bucket());
+            String fileB = objectKey((String) computeActual("SELECT min(\"$path\") FROM %s.%s.%s_b".formatted(S3_HIVE, S3_SCHEMA, prefix.replace('-', '_'))).getOnlyValue(), s3.bucket());
+            String directoryA = fileA.substring(0, fileA.lastIndexOf('/'));
+            // in the other bucket, the first table's directory holds the second table's file under the first's name
+            client.copyObject(CopyObjectRequest.builder().sourceBucket(s3.bucket()).sourceKey(fileB).destinationBucket(other).destinationKey(fileA).build());
+            for (String bucket : List.of(s3.bucket(), other)) {
+                assertUpdate("CREATE TABLE %s.lake.bucket_%s (orderkey bigint, comment varchar) WITH (format = 'ORC')".formatted(ICEBERG_S3, bucket.replace('-', '_')));
+                getQueryRunner().execute("ALTER TABLE %s.lake.bucket_%s EXECUTE add_files(location => 's3://%s/%s', format => 'ORC')".formatted(ICEBERG_S3, bucket.replace('-', '_'), bucket, directoryA));
+            }
+            String icebergA = "bucket_" + s3.bucket().replace('-', '_');
+            String icebergB = "bucket_" + other.replace('-', '_');
+            assertThat(computeActual("SELECT DISTINCT \"$path\" FROM %s.lake.%s".formatted(ICEBERG_S3, icebergB)).getOnlyColumnAsSet())
+                    .containsExactly("s3://%s/%s".formatted(other, fileA));
+            assertThat(computeActual("SELECT DISTINCT \"$path\" FROM %s.lake.%s".formatted(ICEBERG_S3, icebergA)).getOnlyColumnAsSet())
+                    .contains("s3://%s/%s".formatted(s3.bucket(), fileA));
+
+            TestingS3.awaitCacheable(written);
+            String icebergSql = "SELECT count(*), min(orderkey), max(orderkey), max(comment) FROM %s.lake.%s";
+            MaterializedResult expectedA = computeActual(icebergSql.formatted(ICEBERG_S3, icebergA));
+            MaterializedResult expectedB = computeActual(icebergSql.formatted(ICEBERG_S3, icebergB));
+            assertThat(expectedA.getMaterializedRows()).isNotEqualTo(expectedB.getMaterializedRows());
+            for (String pass : List.of("cold", "warm")) {
+                assertThat(rows("SELECT id, label FROM " + hiveTable.formatted(S3_CATALOG, "lake"))).as("hive, bucket %s, %s", s3.bucket(), pass).containsExactly(List.of("1", "lake"));
+                assertThat(rows("SELECT id, label FROM " + hiveTable.formatted(S3_CATALOG, "other"))).as("hive, bucket %s, %s", other, pass).containsExactly(List.of("2", "else"));
+                assertThat(computeActual(icebergSql.formatted(OVERDRIVE_ICEBERG_S3, icebergA)).getMaterializedRows()).as("iceberg, bucket %s, %s", s3.bucket(), pass).isEqualTo(expectedA.getMaterializedRows());
+                assertThat(computeActual(icebergSql.formatted(OVERDRIVE_ICEBERG_S3, icebergB)).getMaterializedRows()).as("iceberg, bucket %s, %s", other, pass).isEqualTo(expectedB.getMaterializedRows());
+            }
+            // and the warm reads' data came from the cache
+            PageCacheMetrics hive = PageCacheMetrics.read(S3_CATALOG);
+            PageCacheMetrics iceberg = PageCacheMetrics.read(OVERDRIVE_ICEBERG_S3);
+            assertThat(rows("SELECT id, label FROM " + hiveTable.formatted(S3_CATALOG, "other"))).containsExactly(List.of("2", "else"));
+            assertThat(computeActual(icebergSql.formatted(OVERDRIVE_ICEBERG_S3, icebergB)).getMaterializedRows()).isEqualTo(expectedB.getMaterializedRows());
+            PageCacheMetrics hiveRead = PageCacheMetrics.read(S3_CATALOG).minus(hive);
+            PageCacheMetrics icebergRead = PageCacheMetrics.read(OVERDRIVE_ICEBERG_S3).minus(iceberg);
+            assertThat(hiveRead.bytesFromRemote()).as("hive, warm: %s", hiveRead).isZero();
+            assertThat(hiveRead.hits()).as("hive, warm: %s", hiveRead).isPositive();
+            assertThat(icebergRead.bytesFromRemote()).as("iceberg, warm: %s", icebergRead).isZero();
+            assertThat(icebergRead.hits()).as("iceberg, warm: %s", icebergRead).isPositive();
+        }
+        finally {
+            getQueryRunner().execute("DROP TABLE IF EXISTS %s.lake.bucket_%s".formatted(ICEBERG_S3, s3.bucket().replace('-', '_')));
+            getQueryRunner().execute("DROP TABLE IF EXISTS %s.lake.bucket_%s".formatted(ICEBERG_S3, other.replace('-', '_')));
+        }
+    }
+
+    // the key of an object at s3://bucket/key
+    private static String objectKey(String path, String bucket)
+    {
+        assertThat(path).startsWith("s3://" + bucket + "/");
+        return path.substring(("s3://" + bucket + "/").length());
+    }
+
+    private static Instant lastModified(S3Client client, S3Storage s3, String key)
+    {
+        return client.headObject(HeadObjectRequest.builder().bucket(s3.bucket()).key(key).build()).lastModified();
+    }
+
+    @Test
     void s3TableFlushedFromSqlIsReadFromS3Again()
     {
         S3Storage s3 = TestingS3.shared();
         assertUpdate("CREATE TABLE %s.%s.flushed_orders WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.orders".formatted(S3_HIVE, S3_SCHEMA), 15000);
+        TestingS3.awaitCacheable(Instant.now());
         String sql = "SELECT orderstatus, count(*), sum(custkey), max(clerk) FROM %s.%s.flushed_orders GROUP BY 1 ORDER BY 1";
         MaterializedResult expected = computeActual(sql.formatted(S3_HIVE, S3_SCHEMA));
         assertThat(computeActual(sql.formatted(S3_CATALOG, S3_SCHEMA)).getMaterializedRows()).isEqualTo(expected.getMaterializedRows());

@@ -26,6 +26,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -452,9 +453,12 @@ class TestSoftAffinityMultiProcess
         cluster.execute("CREATE SCHEMA hive_s3.affinity");
         cluster.execute("CREATE TABLE hive_s3.affinity.orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderpriority']) AS " +
                 "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        Instant written = Instant.now();
         long files = ((Number) cluster.query("SELECT count(DISTINCT \"$path\") FROM hive_s3.affinity.orders").getFirst().getFirst()).longValue();
         assertThat(cluster.query("SELECT DISTINCT \"$path\" FROM hive_s3.affinity.orders"))
                 .allSatisfy(row -> assertThat((String) row.getFirst()).startsWith("s3://" + TestingS3.BUCKET + "/"));
+        // the caches keep an S3 object once it is cache.min-file-age old
+        TestingS3.awaitCacheable(written);
         for (String sql : QUERIES) {
             List<List<Object>> expected = cluster.query(sql.formatted("hive_s3"));
             long requests = s3.getRequests();

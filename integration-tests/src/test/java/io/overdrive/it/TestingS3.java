@@ -3,6 +3,9 @@ package io.overdrive.it;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.S3Storage;
 
+import java.time.Duration;
+import java.time.Instant;
+
 /**
  * One real S3 server (s3proxy, own JVM) with one bucket for the whole test run: started by the first test class that
  * asks, reused by the others, stopped when the test JVM exits. Each test class works under its own prefix.
@@ -13,7 +16,29 @@ public final class TestingS3
 
     private static S3Storage shared;
 
+    // Overdrive's default cache.min-file-age, and a margin
+    private static final Duration MIN_FILE_AGE = Duration.ofMillis(5_100);
+
     private TestingS3() {}
+
+    /**
+     * Waits until objects written before {@code written} are old enough for Overdrive's caches to keep them: S3 records
+     * modification times in whole seconds, so the caches read an object younger than {@code cache.min-file-age} past
+     * the cache (its key cannot yet tell a rewrite within the same second apart).
+     */
+    public static void awaitCacheable(Instant written)
+    {
+        long wait = Duration.between(Instant.now(), written.plus(MIN_FILE_AGE)).toMillis();
+        if (wait > 0) {
+            try {
+                Thread.sleep(wait);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RuntimeException(e);
+            }
+        }
+    }
 
     public static synchronized S3Storage shared()
     {

@@ -14,6 +14,7 @@ import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
 import io.opentelemetry.api.trace.Tracer;
 import io.overdrive.cache.hedge.HedgedReads;
 import io.overdrive.cache.page.CacheReadContext;
@@ -39,6 +40,7 @@ import io.trino.spi.metrics.Metrics;
 import jakarta.annotation.PreDestroy;
 
 import java.io.IOException;
+import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -51,9 +53,11 @@ import static java.util.Objects.requireNonNull;
  * an uncached page share one remote read), or with {@code cache.shared-scans.enabled=false} by Trino's own
  * page-aligned readers, as Trino's Alluxio cache reads them.
  * <p>
- * A file's cache id is the hash of its cache key ({@code path#modification time#length}, from the
- * {@code CacheKeyProvider}), so a changed file never matches the pages of its previous version; {@link #expire} drops
- * the cached versions of a path as well, to free their space at once.
+ * A file's cache id is the hash of its store (scheme, bucket or host) and its cache key ({@code path#modification
+ * time#length}, from the {@code CacheKeyProvider}; {@link CacheKeys}), so a changed file never matches the pages of its
+ * previous version, nor a file of the same path in another bucket; {@link #expire} drops the cached versions of a path
+ * as well, to free their space at once. A file on an object store modified less than {@code cache.min-file-age} ago is
+ * read past the cache ({@code NotCachedRecentlyModified}): its key cannot yet tell a same-second rewrite apart.
  * <p>
  * Files of tables that {@code cache.include-tables} and {@code cache.exclude-tables} leave out ({@link TableFilter})
  * bypass all of it: they are read from remote storage as if there were no cache (hedged reads still apply), counted
@@ -75,6 +79,8 @@ public class OverdriveFileSystemCache
     private final DataSize pageSize;
     private final HedgedReads hedgedReads;
     private final Optional<SharedScans> sharedScans;
+    private final Duration minFileAge;
+    private final InstantSource clock;
 
     @Inject
     public OverdriveFileSystemCache(
@@ -86,7 +92,7 @@ public class OverdriveFileSystemCache
             SharedScanConfig sharedScanConfig,
             SharedScanStats sharedScanStats)
     {
-        this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), TableFilter.create(config), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats);
+        this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), TableFilter.create(config), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats, config.getMinFileAge(), InstantSource.system());
         if (!tableFilter.cachesEverything()) {
             log.info("Catalog %s: the page cache caches %s; other tables are read from remote storage only", catalogName, tableFilter);
         }
@@ -105,6 +111,18 @@ public class OverdriveFileSystemCache
      */
     public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, TableFilter tableFilter, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats)
     {
+        this(tracer, catalog, pageCache, tableFilter, stats, hedgedReads, sharedScans, sharedScanStats, new PageCacheConfig().getMinFileAge(), InstantSource.system());
+    }
+
+    /**
+     * @param minFileAge files of stores whose modification times count whole seconds are read past the cache until
+     * their key's modification time is this old ({@link CacheKeys#isTooRecent})
+     * @param clock the time those ages are measured against
+     */
+    public OverdriveFileSystemCache(Tracer tracer, String catalog, PageCache pageCache, TableFilter tableFilter, PageCacheStats stats, HedgedReads hedgedReads, Optional<SharedScanConfig> sharedScans, SharedScanStats sharedScanStats, Duration minFileAge, InstantSource clock)
+    {
+        this.minFileAge = requireNonNull(minFileAge, "minFileAge is null");
+        this.clock = requireNonNull(clock, "clock is null");
         this.hedgedReads = requireNonNull(hedgedReads, "hedgedReads is null");
         this.tracer = requireNonNull(tracer, "tracer is null");
         this.pageCache = requireNonNull(pageCache, "pageCache is null");
@@ -130,13 +148,14 @@ public class OverdriveFileSystemCache
     {
         CacheReadContext context = CacheReadContext.current();
         TrinoInputFile remote = hedgedReads.wrap(delegate, context.options().hedging(), context.readStats());
-        if (!caches(context)) {
+        if (!caches(context, delegate.location(), key)) {
             return new RemoteInput(remote.newInput(), stats, context.readStats());
         }
+        String storeKey = CacheKeys.storeKey(delegate.location(), key);
         if (sharedScans.isPresent() && context.options().sharedScans()) {
-            return sharedScans.get().input(remote, fileId(key), delegate.length(), context);
+            return sharedScans.get().input(remote, fileId(storeKey), delegate.length(), context);
         }
-        return new AlluxioInput(tracer, remote, key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
+        return new AlluxioInput(tracer, remote, storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
     }
 
     @Override
@@ -145,17 +164,19 @@ public class OverdriveFileSystemCache
     {
         CacheReadContext context = CacheReadContext.current();
         TrinoInputFile remote = hedgedReads.wrap(delegate, context.options().hedging(), context.readStats());
-        if (!caches(context)) {
+        if (!caches(context, delegate.location(), key)) {
             return new RemoteInputStream(remote.newStream(), stats, context.readStats());
         }
+        String storeKey = CacheKeys.storeKey(delegate.location(), key);
         if (sharedScans.isPresent() && context.options().sharedScans()) {
-            return sharedScans.get().stream(remote, fileId(key), delegate.length(), context);
+            return sharedScans.get().stream(remote, fileId(storeKey), delegate.length(), context);
         }
-        return new AlluxioInputStream(tracer, remote, key, status(delegate, key), cacheManager(delegate, key, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
+        return new AlluxioInputStream(tracer, remote, storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
     }
 
-    // whether the file is read through the cache: its table is cached, and the query's session did not set cache_enabled=false
-    private boolean caches(CacheReadContext context)
+    // whether the file is read through the cache: its table is cached, the query's session did not set
+    // cache_enabled=false, and its key tells its versions apart (CacheKeys.isTooRecent)
+    private boolean caches(CacheReadContext context, Location location, String key)
     {
         if (!context.options().cache()) {
             stats.recordNotCachedSessionBypass();
@@ -163,6 +184,10 @@ public class OverdriveFileSystemCache
         }
         if (!tableFilter.caches(context)) {
             stats.recordNotCachedExcludedTable();
+            return false;
+        }
+        if (CacheKeys.isTooRecent(location, key, minFileAge, clock.instant())) {
+            stats.recordNotCachedRecentlyModified();
             return false;
         }
         return true;
@@ -232,7 +257,10 @@ public class OverdriveFileSystemCache
         return new URIStatus(info, CacheContext.defaults().setCacheIdentifier(fileId(key)));
     }
 
-    /** The cache key ({@code path#modification time#length}) hashed: a changed file gets a new id. */
+    /**
+     * The cache key ({@link CacheKeys#storeKey}: the store, then {@code path#modification time#length} or Iceberg's
+     * path) hashed: a changed file gets a new id, and so does the same path in another bucket.
+     */
     public static String fileId(String key)
     {
         return HASH.hashString(key, UTF_8).toString();

@@ -19,6 +19,7 @@ public class CoordinatorCacheStats
     private final AtomicLong bytesFromStorage = new AtomicLong();
     private final AtomicLong filesTooLarge = new AtomicLong();
     private final AtomicLong changedWhileLoading = new AtomicLong();
+    private final AtomicLong recentlyModified = new AtomicLong();
     private final AtomicLong expirations = new AtomicLong();
     private volatile LongSupplier entries = () -> 0;
     private volatile LongSupplier bytesCached = () -> 0;
@@ -56,6 +57,11 @@ public class CoordinatorCacheStats
     void recordChangedWhileLoading()
     {
         changedWhileLoading.incrementAndGet();
+    }
+
+    void recordRecentlyModified()
+    {
+        recentlyModified.incrementAndGet();
     }
 
     void recordExpirations(long count)
@@ -106,6 +112,16 @@ public class CoordinatorCacheStats
     public long getChangedWhileLoading()
     {
         return changedWhileLoading.get();
+    }
+
+    /**
+     * Opens read from storage and not kept because the file's store records modification times in whole seconds and
+     * its modification time is younger than {@code cache.min-file-age}.
+     */
+    @Managed
+    public long getRecentlyModified()
+    {
+        return recentlyModified.get();
     }
 
     /** Files dropped to stay within {@code cache.coordinator.max-size}. */

@@ -6,6 +6,9 @@ import com.google.common.cache.Weigher;
 import com.google.common.util.concurrent.ExecutionError;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
+import io.airlift.units.Duration;
+import io.overdrive.cache.CacheKeys;
+import io.overdrive.cache.page.PageCacheConfig;
 import io.trino.cache.EvictableCacheBuilder;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
@@ -14,6 +17,7 @@ import io.trino.filesystem.TrinoInputStream;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
 
 import java.io.IOException;
+import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -28,8 +32,10 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The coordinator's memory tier: whole small files, read through Trino's {@link TrinoFileSystemCache} seam, kept in
- * the heap under Trino's cache key ({@code path#modification time#length}, from the {@code CacheKeyProvider}), so a
- * file that changes gets a new key and its old content is never served for it. What a coordinator that runs no splits
+ * the heap under the file's store (scheme, bucket or host) and Trino's cache key ({@code path#modification time#length},
+ * from the {@code CacheKeyProvider}; {@link CacheKeys}), so a file that changes gets a new key and its old content is
+ * never served for it. A file on an object store modified less than {@code cache.min-file-age} ago is read from storage
+ * and not kept: its key cannot yet tell a rewrite within the same second apart. What a coordinator that runs no splits
  * reads is table metadata: with the file metastore, a table's {@code .trinoSchema} and {@code .trinoPermissions} files
  * for every query it plans; Trino's {@code fs.cache} keeps the same files on the coordinator's disk.
  * <p>
@@ -50,11 +56,24 @@ public class CoordinatorFileCache
     private final Cache<String, Content> files;
     private final long maxFileSize;
     private final CoordinatorCacheStats stats;
+    private final Duration minFileAge;
+    private final InstantSource clock;
 
     @Inject
-    public CoordinatorFileCache(CoordinatorCacheConfig config, CoordinatorCacheStats stats)
+    public CoordinatorFileCache(CoordinatorCacheConfig config, PageCacheConfig pageCacheConfig, CoordinatorCacheStats stats)
+    {
+        this(config, pageCacheConfig.getMinFileAge(), InstantSource.system(), stats);
+    }
+
+    /**
+     * @param minFileAge files of stores whose modification times count whole seconds are read from storage, not kept,
+     * until their key's modification time is this old ({@link CacheKeys#isTooRecent})
+     */
+    public CoordinatorFileCache(CoordinatorCacheConfig config, Duration minFileAge, InstantSource clock, CoordinatorCacheStats stats)
     {
         this.stats = requireNonNull(stats, "stats is null");
+        this.minFileAge = requireNonNull(minFileAge, "minFileAge is null");
+        this.clock = requireNonNull(clock, "clock is null");
         this.maxFileSize = config.getMaxFileSize().toBytes();
         this.files = EvictableCacheBuilder.newBuilder()
                 .maximumWeight(config.getMaxSize().toBytes())
@@ -107,8 +126,8 @@ public class CoordinatorFileCache
     @Override
     public void expire(Collection<Location> locations)
     {
-        // a key begins with the file's path: a file's own entries, and for a directory those of every file below it
-        List<String> paths = locations.stream().map(Location::path).toList();
+        // a key begins with the file's store and path: a file's own entries, and for a directory those of every file below it
+        List<String> paths = locations.stream().map(location -> CacheKeys.storeKey(location, location.path())).toList();
         List<String> expired = files.asMap().keySet().stream()
                 .filter(key -> paths.stream().anyMatch(key::startsWith))
                 .toList();
@@ -118,15 +137,20 @@ public class CoordinatorFileCache
     }
 
     @VisibleForTesting
-    boolean isCached(String key)
+    boolean isCached(Location location, String key)
     {
-        return files.getIfPresent(key) != null;
+        return files.getIfPresent(CacheKeys.storeKey(location, key)) != null;
     }
 
     // the file's content from memory, or read whole from storage and kept; empty: read it from storage, not kept
-    private Optional<byte[]> content(TrinoInputFile delegate, String key)
+    private Optional<byte[]> content(TrinoInputFile delegate, String trinoKey)
             throws IOException
     {
+        if (CacheKeys.isTooRecent(delegate.location(), trinoKey, minFileAge, clock.instant())) {
+            stats.recordRecentlyModified();
+            return Optional.empty();
+        }
+        String key = CacheKeys.storeKey(delegate.location(), trinoKey);
         Content cached = files.getIfPresent(key);
         if (cached != null) {
             stats.recordHit();

@@ -1,5 +1,7 @@
 package io.overdrive.cache.page;
 
+import com.google.common.annotations.VisibleForTesting;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -21,7 +23,10 @@ import static java.util.Objects.requireNonNull;
 record CachedFile(String path, Optional<String> schema, Optional<String> table)
 {
     private static final int MAGIC = 0x4F444649; // "ODFI"
-    private static final int VERSION = 1;
+    // 2: page ids hash the file's store (scheme, bucket or host) with Trino's cache key; a restart discards the pages of
+    // version 1 records, whose ids hashed the key alone and could be shared by the same path in two buckets
+    @VisibleForTesting
+    static final int VERSION = 2;
 
     CachedFile
     {

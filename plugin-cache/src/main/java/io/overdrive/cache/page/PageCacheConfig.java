@@ -19,6 +19,7 @@ import java.util.Optional;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MINUTES;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Catalog properties of Overdrive's local page cache ({@code cache.*}). Names follow Presto's Alluxio cache.
@@ -49,6 +50,7 @@ public class PageCacheConfig
     private DataSize pageSize = DataSize.of(1, MEGABYTE);
     private EvictionPolicy evictionPolicy = EvictionPolicy.LRU;
     private Optional<Duration> ttl = Optional.empty();
+    private Duration minFileAge = new Duration(5, SECONDS);
     private boolean asyncWriteEnabled;
     private Optional<DataSize> writeRateLimit = Optional.empty();
     private Optional<DataSize> schemaQuota = Optional.empty();
@@ -145,6 +147,21 @@ public class PageCacheConfig
     public PageCacheConfig setTtl(Duration ttl)
     {
         this.ttl = Optional.ofNullable(ttl);
+        return this;
+    }
+
+    @NotNull
+    @MinDuration("0s")
+    public Duration getMinFileAge()
+    {
+        return minFileAge;
+    }
+
+    @Config("cache.min-file-age")
+    @ConfigDescription("Files on object stores (whose modification times count whole seconds) are read past the cache until their modification time is this old: a file rewritten at the same length within the same second keeps its cache key. At least a second plus the largest difference between the workers' clocks and the store's; 0s turns the check off")
+    public PageCacheConfig setMinFileAge(Duration minFileAge)
+    {
+        this.minFileAge = minFileAge;
         return this;
     }
 

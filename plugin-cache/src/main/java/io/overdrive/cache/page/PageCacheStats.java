@@ -37,6 +37,7 @@ public class PageCacheStats
     private final AtomicLong partialPageMisses = new AtomicLong();
     private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong notCachedExcludedTable = new AtomicLong();
+    private final AtomicLong notCachedRecentlyModified = new AtomicLong();
     private final AtomicLong notCachedSessionBypass = new AtomicLong();
     private final AtomicLong notCachedSessionNever = new AtomicLong();
     private final AtomicLong bytesDeleted = new AtomicLong();
@@ -286,6 +287,11 @@ public class PageCacheStats
         notCachedExcludedTable.incrementAndGet();
     }
 
+    public void recordNotCachedRecentlyModified()
+    {
+        notCachedRecentlyModified.incrementAndGet();
+    }
+
     public void recordNotCachedSessionBypass()
     {
         notCachedSessionBypass.incrementAndGet();
@@ -496,6 +502,12 @@ public class PageCacheStats
     public long getNotCachedExcludedTable()
     {
         return notCachedExcludedTable.get();
+    }
+
+    @Managed(description = "Files opened that bypassed the cache, neither looked up nor written, because their store records modification times in whole seconds and theirs is younger than cache.min-file-age; their bytes count in BytesFromRemote")
+    public long getNotCachedRecentlyModified()
+    {
+        return notCachedRecentlyModified.get();
     }
 
     @Managed(description = "Files read from remote storage only, past the cache, for queries whose session set cache_enabled=false")

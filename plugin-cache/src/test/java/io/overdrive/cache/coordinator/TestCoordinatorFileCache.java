@@ -1,6 +1,8 @@
 package io.overdrive.cache.coordinator;
 
 import io.airlift.units.DataSize;
+import io.overdrive.cache.RenamedInputFile;
+import io.overdrive.cache.page.PageCacheConfig;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoInput;
@@ -18,6 +20,7 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
@@ -164,7 +168,7 @@ class TestCoordinatorFileCache
         try (InputStream stream = cache.cacheStream(stale, key)) {
             assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("the file as it is now, longer than its status said");
         }
-        assertThat(cache.isCached(key)).isFalse();
+        assertThat(cache.isCached(SCHEMA_FILE, key)).isFalse();
         assertThat(stats.getChangedWhileLoading()).isEqualTo(1);
 
         // and shorter
@@ -172,9 +176,70 @@ class TestCoordinatorFileCache
         try (TrinoInput input = cache.cacheInput(shorter, SCHEMA_FILE.path() + "#2#100")) {
             assertThat(input.readTail(5).toStringUtf8()).isEqualTo(" said");
         }
-        assertThat(cache.isCached(SCHEMA_FILE.path() + "#2#100")).isFalse();
+        assertThat(cache.isCached(SCHEMA_FILE, SCHEMA_FILE.path() + "#2#100")).isFalse();
         assertThat(stats.getChangedWhileLoading()).isEqualTo(2);
         assertThat(stats.getEntries()).isZero();
+    }
+
+    @Test
+    void theSamePathInTwoBucketsIsKeptApart()
+            throws IOException
+    {
+        CoordinatorFileCache cache = cache(new CoordinatorCacheConfig());
+        Location inA = Location.of("memory:///a/t/.trinoSchema");
+        Location inB = Location.of("memory:///b/t/.trinoSchema");
+        write(inA, "schema a");
+        write(inB, "schema b");
+        // an object store's modification time, long past
+        Instant modified = Instant.parse("2026-01-01T10:00:00Z");
+        TrinoInputFile fileA = new RenamedInputFile(Location.of("s3://a/t/.trinoSchema"), storage.newInputFile(inA, 8, modified));
+        TrinoInputFile fileB = new RenamedInputFile(Location.of("s3://b/t/.trinoSchema"), storage.newInputFile(inB, 8, modified));
+        assertThat(key(fileA)).as("Trino's key names the path alone").isEqualTo(key(fileB));
+        for (int pass = 0; pass < 2; pass++) {
+            try (InputStream stream = cache.cacheStream(fileA, key(fileA))) {
+                assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("schema a");
+            }
+            try (InputStream stream = cache.cacheStream(fileB, key(fileB))) {
+                assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("schema b");
+            }
+        }
+        assertThat(stats.getMisses()).isEqualTo(2);
+        assertThat(stats.getHits()).isEqualTo(2);
+
+        // an expire of one bucket's file leaves the other's
+        cache.expire(Location.of("s3://a/t"));
+        assertThat(cache.isCached(fileA.location(), key(fileA))).isFalse();
+        assertThat(cache.isCached(fileB.location(), key(fileB))).isTrue();
+    }
+
+    @Test
+    void anObjectModifiedWithinMinFileAgeIsReadFromStorageAndNotKept()
+            throws IOException
+    {
+        Instant modified = Instant.parse("2026-12-06T10:00:00Z");
+        AtomicReference<Instant> now = new AtomicReference<>(modified.plusMillis(300));
+        CoordinatorFileCache cache = new CoordinatorFileCache(new CoordinatorCacheConfig(), new PageCacheConfig().getMinFileAge(), now::get, stats);
+        write(SCHEMA_FILE, "version 1");
+        TrinoInputFile object = new RenamedInputFile(Location.of("s3://bucket/t/.trinoSchema"), storage.newInputFile(SCHEMA_FILE, 9, modified));
+        try (InputStream stream = cache.cacheStream(object, key(object))) {
+            assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("version 1");
+        }
+        // rewritten within the same second at the same length: the key is the same
+        write(SCHEMA_FILE, "version 2");
+        try (InputStream stream = cache.cacheStream(object, key(object))) {
+            assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("version 2");
+        }
+        assertThat(stats.getRecentlyModified()).isEqualTo(2);
+        assertThat(stats.getEntries()).isZero();
+
+        now.set(modified.plusSeconds(5));
+        for (int read = 0; read < 2; read++) {
+            try (InputStream stream = cache.cacheStream(object, key(object))) {
+                assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("version 2");
+            }
+        }
+        assertThat(stats.getMisses()).isEqualTo(1);
+        assertThat(stats.getHits()).isEqualTo(1);
     }
 
     @Test
@@ -207,7 +272,7 @@ class TestCoordinatorFileCache
         finally {
             executor.shutdownNow();
         }
-        assertThat(cache.isCached(key)).as("the load that raced the expire is not kept").isFalse();
+        assertThat(cache.isCached(SCHEMA_FILE, key)).as("the load that raced the expire is not kept").isFalse();
         try (InputStream stream = cache.cacheStream(storage.newInputFile(SCHEMA_FILE), key)) {
             assertThat(new String(stream.readAllBytes(), UTF_8)).isEqualTo("version 2");
         }
@@ -301,7 +366,7 @@ class TestCoordinatorFileCache
 
     private CoordinatorFileCache cache(CoordinatorCacheConfig config)
     {
-        return new CoordinatorFileCache(config, stats);
+        return new CoordinatorFileCache(config, new PageCacheConfig().getMinFileAge(), InstantSource.system(), stats);
     }
 
     // the catalog's file system as Trino builds it on the coordinator: CacheFileSystem over storage, keyed by path,
