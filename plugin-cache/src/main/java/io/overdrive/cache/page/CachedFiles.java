@@ -3,13 +3,17 @@ package io.overdrive.cache.page;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
+import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
 import static java.util.Objects.requireNonNull;
@@ -88,18 +92,30 @@ final class CachedFiles
     /** A file's record: absent when there is none or it was damaged (a damaged one is deleted). */
     record Lookup(Optional<CachedFile> file, boolean damaged) {}
 
-    Lookup read(String fileId)
+    /**
+     * The file's record. A damaged one is deleted if it was last written before {@code beforeMillis}: one written since
+     * is a new record of this process (written whole, by a rename), put in the damaged one's place after it was read.
+     */
+    Lookup read(String fileId, long beforeMillis)
             throws IOException
     {
         Path path = pathOf(fileId);
-        if (!Files.exists(path)) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(path);
+        }
+        catch (NoSuchFileException e) {
+            // none, or deleted since it was looked for (its file flushed)
             return new Lookup(Optional.empty(), false);
         }
-        Optional<CachedFile> file = read(path);
-        if (file.isEmpty()) {
+        Optional<CachedFile> file = CachedFile.decode(bytes);
+        if (file.isPresent()) {
+            return new Lookup(file, false);
+        }
+        if (writtenBefore(path, beforeMillis)) {
             Files.deleteIfExists(path);
         }
-        return new Lookup(file, file.isEmpty());
+        return new Lookup(Optional.empty(), true);
     }
 
     /** A file's record, read only: absent when there is none or it is damaged (left for the restore to count and delete). */
@@ -155,14 +171,40 @@ final class CachedFiles
         }
     }
 
+    // every file under the root (records are at <root>/<bucket>/<file id>). Records and temporary files are created,
+    // renamed and deleted meanwhile: an entry gone since it was listed is passed over, where a walk of the tree would fail
     private List<Path> list()
             throws IOException
     {
-        if (!Files.isDirectory(root)) {
-            return List.of();
+        List<Path> files = new ArrayList<>();
+        addFiles(root, files);
+        return files;
+    }
+
+    private static void addFiles(Path folder, List<Path> files)
+            throws IOException
+    {
+        List<Path> entries;
+        try (Stream<Path> stream = Files.list(folder)) {
+            entries = stream.toList();
         }
-        try (Stream<Path> paths = Files.walk(root)) {
-            return paths.filter(Files::isRegularFile).toList();
+        catch (NoSuchFileException | NotDirectoryException e) {
+            return;
+        }
+        for (Path entry : entries) {
+            BasicFileAttributes attributes;
+            try {
+                attributes = Files.readAttributes(entry, BasicFileAttributes.class, NOFOLLOW_LINKS);
+            }
+            catch (NoSuchFileException e) {
+                continue;
+            }
+            if (attributes.isDirectory()) {
+                addFiles(entry, files);
+            }
+            else if (attributes.isRegularFile()) {
+                files.add(entry);
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
 import alluxio.client.file.cache.PageStore;
+import alluxio.client.file.cache.store.LocalPageStore;
 import alluxio.exception.PageCorruptedException;
 import alluxio.exception.PageNotFoundException;
 import alluxio.exception.status.ResourceExhaustedException;
@@ -13,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 
 import static java.util.Objects.requireNonNull;
@@ -156,9 +158,36 @@ final class FaultReportingPageStore
         catch (DirectoryNotEmptyException e) {
             // the page's file is deleted; its file's folder is not, as another page of the file was just written into it
         }
+        catch (NoSuchFileException e) {
+            // the file vanished between the store finding it and deleting it: the restore deletes the file of a page the
+            // cache manager does not hold, which this page no longer is once the cache manager forgot it, just before
+            // this. Gone either way, which is no disk fault; its folder goes if that was its file's last page, as the
+            // store would have done
+            try {
+                removeFolderIfEmpty(pageId, isTemporary);
+            }
+            catch (IOException | RuntimeException folderFailure) {
+                health.failed("delete", folderFailure);
+                throw folderFailure;
+            }
+        }
         catch (IOException | RuntimeException e) {
             health.failed("delete", e);
             throw e;
+        }
+    }
+
+    private void removeFolderIfEmpty(PageId pageId, boolean isTemporary)
+            throws IOException
+    {
+        if (!(delegate instanceof LocalPageStore disk)) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(disk.getPagePath(pageId, isTemporary).getParent());
+        }
+        catch (DirectoryNotEmptyException | NoSuchFileException e) {
+            // other pages of the file are there, or the folder went with them
         }
     }
 

@@ -80,6 +80,12 @@ final class LocalPageCache
     /** {@code beforeRestore} runs on each restore thread before it starts: tests hold the restores back with it. */
     LocalPageCache(String catalog, PageCacheConfig config, PageCacheStats stats, Runnable beforeRestore)
     {
+        this(catalog, config, stats, beforeRestore, PageRestore.Hooks.NONE);
+    }
+
+    /** {@code restoreHooks} run within the restores' walks: tests change the files under them with it. */
+    LocalPageCache(String catalog, PageCacheConfig config, PageCacheStats stats, Runnable beforeRestore, PageRestore.Hooks restoreHooks)
+    {
         requireNonNull(catalog, "catalog is null");
         requireNonNull(config, "config is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -91,11 +97,11 @@ final class LocalPageCache
         this.chooser = new DirectoryChooser(directories);
         this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
         stats.setUsage(new DirectoriesUsage(directories, fileIndex));
-        this.restorer = startRestores(catalog, config, requireNonNull(beforeRestore, "beforeRestore is null"));
+        this.restorer = startRestores(catalog, config, requireNonNull(beforeRestore, "beforeRestore is null"), requireNonNull(restoreHooks, "restoreHooks is null"));
     }
 
     // one thread per directory (ideally one disk each); the cache serves meanwhile, its misses going to remote storage
-    private ExecutorService startRestores(String catalog, PageCacheConfig config, Runnable beforeRestore)
+    private ExecutorService startRestores(String catalog, PageCacheConfig config, Runnable beforeRestore, PageRestore.Hooks hooks)
     {
         ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, directories.size()), daemonThreadsNamed("overdrive-cache-restore-" + catalog + "-%s"));
         PageRestore.Owner owner = new PageRestore.Owner()
@@ -131,7 +137,7 @@ final class LocalPageCache
             }
         };
         for (PageStoreDirectory directory : directories) {
-            restores.put(directory, new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed));
+            restores.put(directory, new PageRestore(directory, pageSize, config.getTtl(), owner, stats, () -> closed, hooks));
         }
         // once every restore has ended (each withdraws what it had not registered), flushes need not be remembered
         AtomicInteger running = new AtomicInteger(directories.size());

@@ -51,6 +51,7 @@ public class PageCacheStats
     private final AtomicLong restoreExpired = new AtomicLong();
     private final AtomicLong restoreNoRoom = new AtomicLong();
     private final AtomicLong restoreFlushed = new AtomicLong();
+    private final AtomicLong restoresFailed = new AtomicLong();
     private volatile Usage usage = Usage.NONE;
 
     /** What the cache holds now, read when a metric is: the stats do not hold the cache itself. */
@@ -189,6 +190,12 @@ public class PageCacheStats
             case FLUSHED -> restoreFlushed.addAndGet(files);
             case RESTORED, PRESENT -> {}
         }
+    }
+
+    /** A directory's restore stopped on an I/O error, leaving the pages it had not reached on disk. */
+    void recordRestoreFailed()
+    {
+        restoresFailed.incrementAndGet();
     }
 
     void recordRestoreFinished()
@@ -423,6 +430,12 @@ public class PageCacheStats
     public long getRestoreDiscardedFlushed()
     {
         return restoreFlushed.get();
+    }
+
+    @Managed(description = "Directory restores stopped by an I/O error: the pages they had not reached stay on disk, outside cache.max-size, until the next restart")
+    public long getRestoresFailed()
+    {
+        return restoresFailed.get();
     }
 
     @Managed(description = "Pages written to the cache")

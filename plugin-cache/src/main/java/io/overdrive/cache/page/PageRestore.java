@@ -6,12 +6,13 @@ import io.airlift.log.Logger;
 import io.airlift.units.Duration;
 
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
+import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -31,6 +33,12 @@ import static java.util.Objects.requireNonNull;
  * is missing (orphans), expired pages and pages that no longer fit are deleted and counted. Files are restored one at a
  * time; progress is counted in files. A page a reader asks for before the restore reaches it is restored there and then
  * ({@link #restoreOnRead}), so that the read is a hit.
+ * <p>
+ * The cache writes, evicts, fills and deletes pages in the same folders meanwhile, so any file or folder may vanish,
+ * appear or change between the walk listing it and looking at, reading or deleting it. Each entry is looked at once
+ * ({@link #stat}) and what it is then decides what happens to it; one gone since it was listed is passed over, and
+ * one that vanishes later is treated as deleted already. Such races are never I/O errors: they neither stop the walk
+ * nor count toward taking the directory out of use.
  */
 final class PageRestore
 {
@@ -55,6 +63,21 @@ final class PageRestore
         void unindexFile(String fileId);
     }
 
+    /**
+     * Points in the walk where tests make the file system change under it, exactly between two of its steps. They run
+     * on the thread that walks (the restore's, or a reader's for {@link #beforeRead}).
+     */
+    interface Hooks
+    {
+        Hooks NONE = new Hooks() {};
+
+        /** A folder's entries were listed; none has been looked at yet. */
+        default void listed(Path folder, List<Path> entries) {}
+
+        /** A page file was looked at and is about to be read. */
+        default void beforeRead(Path pageFile) {}
+    }
+
     private record PageFile(Path path, PageId pageId, long size, long writtenMillis) {}
 
     private final PageStoreDirectory directory;
@@ -64,11 +87,12 @@ final class PageRestore
     private final Owner owner;
     private final PageCacheStats stats;
     private final BooleanSupplier stopped;
+    private final Hooks hooks;
     // records and temporary files written since are this process's own; the margin covers the file system's coarser
     // clock, and no previous process wrote anything a second before this one started
     private final long startMillis = System.currentTimeMillis() - 1000;
 
-    PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped)
+    PageRestore(PageStoreDirectory directory, int pageSize, Optional<Duration> ttl, Owner owner, PageCacheStats stats, BooleanSupplier stopped, Hooks hooks)
     {
         this.directory = requireNonNull(directory, "directory is null");
         this.pageSize = pageSize;
@@ -77,6 +101,7 @@ final class PageRestore
         this.owner = requireNonNull(owner, "owner is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.stopped = requireNonNull(stopped, "stopped is null");
+        this.hooks = requireNonNull(hooks, "hooks is null");
     }
 
     void run()
@@ -86,8 +111,10 @@ final class PageRestore
             restore();
         }
         catch (IOException | RuntimeException e) {
-            // what was registered stays usable; what was not is left on disk for the next restart
-            log.error(e, "Restoring the cache directory %s failed", directory.path());
+            // a real I/O error (files vanishing meanwhile are no error): what was registered stays usable; what was not
+            // is left on disk, outside cache.max-size, for the next restart
+            stats.recordRestoreFailed();
+            log.error(e, "Restoring the cache directory %s failed; the pages it had not reached are left on disk until the next restart", directory.path());
         }
         finally {
             directory.endRestore();
@@ -178,7 +205,7 @@ final class PageRestore
     private void restoreFile(String fileId, Path fileDirectory)
             throws IOException
     {
-        CachedFiles.Lookup record = directory.cachedFiles().read(fileId);
+        CachedFiles.Lookup record = directory.cachedFiles().read(fileId, startMillis);
         if (record.damaged()) {
             stats.recordRestoreDiscarded(RestoreOutcome.CORRUPT, 1);
         }
@@ -196,7 +223,12 @@ final class PageRestore
             switch (outcome) {
                 case RESTORED -> restored = true;
                 case PRESENT -> {}
-                default -> directory.discardUnregistered(page.pageId(), page.path());
+                default -> {
+                    if (!directory.discardUnregistered(page.pageId(), page.path())) {
+                        // written again since the start: the file is the new page (a torn read of it is no damage)
+                        outcome = RestoreOutcome.PRESENT;
+                    }
+                }
             }
             stats.recordRestoredPage(outcome);
         }
@@ -219,6 +251,7 @@ final class PageRestore
         if (page.size() > maxFrameSize) {
             return RestoreOutcome.CORRUPT;
         }
+        hooks.beforeRead(page.path());
         byte[] frame;
         try {
             frame = Files.readAllBytes(page.path());
@@ -258,17 +291,26 @@ final class PageRestore
         List<Path> fileDirectories = new ArrayList<>();
         for (Path entry : list(directory.pageRoot())) {
             if (!entry.equals(pagesOfThisSize)) {
-                // pages of another cache.page-size, which this cache cannot serve
+                // pages of another cache.page-size, which this cache cannot serve (and never writes)
                 discardStray(entry);
             }
         }
         for (Path bucket : list(pagesOfThisSize)) {
-            if (!Files.isDirectory(bucket)) {
+            Optional<BasicFileAttributes> bucketAttributes = stat(bucket);
+            if (bucketAttributes.isEmpty()) {
+                continue;
+            }
+            if (!bucketAttributes.get().isDirectory()) {
                 discardStray(bucket);
                 continue;
             }
             for (Path fileDirectory : list(bucket)) {
-                if (Files.isDirectory(fileDirectory)) {
+                // gone since it was listed: its file's last page was evicted or deleted (the record is swept at the end)
+                Optional<BasicFileAttributes> attributes = stat(fileDirectory);
+                if (attributes.isEmpty()) {
+                    continue;
+                }
+                if (attributes.get().isDirectory()) {
                     fileDirectories.add(fileDirectory);
                 }
                 else {
@@ -285,42 +327,101 @@ final class PageRestore
         List<PageFile> pages = new ArrayList<>();
         for (Path path : list(fileDirectory)) {
             Optional<PageId> pageId = directory.pageIdOf(path);
-            if (pageId.isEmpty() || !Files.isRegularFile(path)) {
-                discardStray(path);
+            if (pageId.isPresent()) {
+                Optional<BasicFileAttributes> attributes = stat(path);
+                if (attributes.isEmpty()) {
+                    // deleted since it was listed (evicted, flushed): nothing to restore or delete
+                    continue;
+                }
+                if (attributes.get().isRegularFile()) {
+                    pages.add(new PageFile(path, pageId.get(), attributes.get().size(), attributes.get().lastModifiedTime().toMillis()));
+                    continue;
+                }
+            }
+            Optional<PageId> filling = directory.pageIdOfFill(path);
+            if (filling.isPresent()) {
+                // a fill's new frame, renamed over the page when it is complete. A fill of this process creates, renames
+                // and deletes it only while it holds the page's fill lock: while the restore holds that lock, a .fill
+                // file there belongs to no fill in flight (it is one an earlier process left, or one whose fill failed
+                // to delete it), so deleting it then can never take a fill's file away. After the lock is released, a new
+                // fill writes its file anew
+                stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, directory.whileNoFill(filling.get(), () -> deleteTree(path)));
                 continue;
             }
-            try {
-                BasicFileAttributes attributes = Files.readAttributes(path, BasicFileAttributes.class);
-                pages.add(new PageFile(path, pageId.get(), attributes.size(), attributes.lastModifiedTime().toMillis()));
-            }
-            catch (NoSuchFileException e) {
-                // deleted since it was listed
-            }
+            // not a file the cache writes there: left by an earlier build, or by hand
+            discardStray(path);
         }
         return pages;
     }
 
-    private static List<Path> list(Path directory)
+    // the folder's entries; none when it is gone (or no longer a folder): its entries went with it
+    private List<Path> list(Path folder)
             throws IOException
     {
-        if (!Files.isDirectory(directory)) {
+        List<Path> entries;
+        try (Stream<Path> stream = Files.list(folder)) {
+            entries = stream.toList();
+        }
+        catch (NoSuchFileException | NotDirectoryException e) {
             return List.of();
         }
-        try (Stream<Path> entries = Files.list(directory)) {
-            return entries.toList();
+        hooks.listed(folder, entries);
+        return entries;
+    }
+
+    // what the entry is now, itself (a link is not followed); empty when it is gone
+    private static Optional<BasicFileAttributes> stat(Path path)
+            throws IOException
+    {
+        try {
+            return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, NOFOLLOW_LINKS));
+        }
+        catch (NoSuchFileException e) {
+            return Optional.empty();
         }
     }
 
+    // an entry that is not the cache's, where nothing this process writes can be: deleted and counted
     private void discardStray(Path path)
             throws IOException
     {
-        try (Stream<Path> files = Files.walk(path)) {
-            List<Path> all = files.sorted(Comparator.reverseOrder()).toList();
-            stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, all.stream().filter(Files::isRegularFile).count());
-            for (Path file : all) {
-                Files.deleteIfExists(file);
+        stats.recordRestoreDiscarded(RestoreOutcome.ORPHAN, deleteTree(path));
+    }
+
+    /**
+     * Deletes {@code path} and, if it is a folder, everything in it: how many files it deleted. Whatever vanishes
+     * meanwhile counts as deleted already; a folder something was created in meanwhile is left (it is swept at the next
+     * restart).
+     */
+    static long deleteTree(Path path)
+            throws IOException
+    {
+        Optional<BasicFileAttributes> attributes = stat(path);
+        if (attributes.isEmpty()) {
+            return 0;
+        }
+        long deleted = 0;
+        if (attributes.get().isDirectory()) {
+            List<Path> entries;
+            try (Stream<Path> stream = Files.list(path)) {
+                entries = stream.toList();
+            }
+            catch (NoSuchFileException | NotDirectoryException e) {
+                entries = List.of();
+            }
+            for (Path entry : entries) {
+                deleted += deleteTree(entry);
             }
         }
+        try {
+            if (Files.deleteIfExists(path) && !attributes.get().isDirectory()) {
+                deleted++;
+            }
+        }
+        catch (DirectoryNotEmptyException e) {
+            // an entry was created in it since it was listed
+        }
+        return deleted;
     }
 
     /** What became of a page file found at startup. */

@@ -23,7 +23,9 @@ import io.airlift.units.Duration;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -35,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
 
 import static com.google.common.collect.Iterables.getOnlyElement;
 import static java.lang.Math.toIntExact;
@@ -68,6 +71,8 @@ final class PageStoreDirectory
 
     private static final Logger log = Logger.get(PageStoreDirectory.class);
     private static final String PROBE_FILE_ID = "overdrive-probe";
+    // a fill's new frame is written beside its page, under the page's name with this suffix, then renamed over it
+    private static final String FILL_SUFFIX = ".fill";
     // chunks read from the disk at once by a hit; a longer read takes several
     private static final int MAX_CHUNKS_PER_READ = 64;
     private static final int MAX_SPAN_BYTES = PageFrame.chunkStart(MAX_CHUNKS_PER_READ);
@@ -92,6 +97,8 @@ final class PageStoreDirectory
     private final Striped<Lock> fills = Striped.lock(64);
     // set under the metadata's write lock, read without it by readers asking whether to restore a page themselves
     private volatile boolean restoreEnded;
+    // for tests: runs in a fill between writing the page's .fill file and renaming it over the page
+    private volatile Consumer<Path> beforeFillRename = _ -> {};
 
     private PageStoreDirectory(Path path, CacheManager manager, PageMetaStore metaStore, TableTally tally, FaultReportingPageStoreDir storeDir, FaultReportingPageStore store, DirectoryHealth health, Optional<Duration> ttl, DirectoryOwner owner, PageCacheStats stats)
     {
@@ -364,6 +371,40 @@ final class PageStoreDirectory
         return storeDir.pagePath(pageId);
     }
 
+    /** The page whose fill's new frame a file under {@link #pageRoot} is ({@code <page file>.fill}); empty for any other file. */
+    Optional<PageId> pageIdOfFill(Path file)
+    {
+        String name = file.getFileName().toString();
+        if (!name.endsWith(FILL_SUFFIX)) {
+            return Optional.empty();
+        }
+        return pageIdOf(file.resolveSibling(name.substring(0, name.length() - FILL_SUFFIX.length())));
+    }
+
+    /** What the restore does with a file, which may throw. */
+    interface FileAction<T>
+    {
+        T run()
+                throws IOException;
+    }
+
+    /**
+     * Runs {@code action} while no fill of the page runs in this process: a fill creates, renames and deletes the page's
+     * {@code .fill} file only while it holds the page's fill lock, which this holds meanwhile.
+     */
+    <T> T whileNoFill(PageId pageId, FileAction<T> action)
+            throws IOException
+    {
+        Lock lock = fills.get(pageId);
+        lock.lock();
+        try {
+            return action.run();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * The restore is about to register pages of this file; deleting the file meanwhile withdraws it. False once the
      * restore has ended: nothing is registered from then on.
@@ -435,16 +476,22 @@ final class PageStoreDirectory
 
     /**
      * Deletes a page file the restore will not register, unless the page was written again since the start (the file
-     * is then the new page, or about to be).
+     * is then the new page, or about to be): whether the file is deleted (or was gone already), false when it is the
+     * new page's.
      */
-    void discardUnregistered(PageId pageId, Path file)
+    boolean discardUnregistered(PageId pageId, Path file)
     {
         Lock writeLock = metaStore.getLock().writeLock();
         writeLock.lock();
         try {
-            if (!metaStore.hasPage(pageId)) {
-                Files.deleteIfExists(file);
+            if (metaStore.hasPage(pageId)) {
+                return false;
             }
+            Files.deleteIfExists(file);
+        }
+        catch (DirectoryNotEmptyException e) {
+            // no page file any more: a folder made in its place since it was looked at, not by the cache
+            log.debug("Left %s: no longer a page file", file);
         }
         catch (IOException | RuntimeException e) {
             health.failed("delete", e);
@@ -452,6 +499,7 @@ final class PageStoreDirectory
         finally {
             writeLock.unlock();
         }
+        return true;
     }
 
     /**
@@ -590,16 +638,18 @@ final class PageStoreDirectory
     }
 
     // the stored frame of the page replaced by one of the same size: written beside it, then renamed over it while the
-    // cache manager's metadata is locked, so that a page deleted or evicted meanwhile is not brought back
+    // cache manager's metadata is locked, so that a page deleted or evicted meanwhile is not brought back. Runs under the
+    // page's fill lock, which is what keeps the restore from deleting the .fill file meanwhile (PageRestore#listPages)
     private WriteResult replaceFrame(PageId pageId, byte[] frame)
     {
         Optional<Path> file = storeDir.pagePath(pageId);
         if (file.isEmpty()) {
             return WriteResult.REFUSED;
         }
-        Path temporary = file.get().resolveSibling(file.get().getFileName() + ".fill");
+        Path temporary = fillPath(file.get());
         try {
             Files.write(temporary, frame);
+            beforeFillRename.accept(temporary);
             Lock writeLock = metaStore.getLock().writeLock();
             writeLock.lock();
             try {
@@ -621,9 +671,27 @@ final class PageStoreDirectory
             catch (IOException | RuntimeException ignored) {
                 // the write failure is what is reported
             }
+            if (e instanceof NoSuchFileException && Files.isDirectory(pageRoot())) {
+                // the .fill file or the page's folder vanished under the fill (deleted by something else; the page's
+                // folder goes with the file's last page) while the cache directory is there: no disk fault. The page
+                // keeps the frame it had, or is gone. A directory whose pages are gone altogether is a fault, counted
+                log.debug(e, "Filling page %s in %s lost its file to a concurrent deletion", pageId, path);
+                return WriteResult.REFUSED;
+            }
             recordWriteFailure(e);
             return WriteResult.FAILED;
         }
+    }
+
+    private static Path fillPath(Path pageFile)
+    {
+        return pageFile.resolveSibling(pageFile.getFileName() + FILL_SUFFIX);
+    }
+
+    /** For tests: {@code hook} runs in every fill between writing the page's {@code .fill} file and renaming it. */
+    void setBeforeFillRename(Consumer<Path> hook)
+    {
+        this.beforeFillRename = requireNonNull(hook, "hook is null");
     }
 
     // an interrupt (a cancelled query or split) is no I/O error, and does not count toward taking the directory out of use

@@ -28,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 import static com.google.common.util.concurrent.Uninterruptibles.awaitUninterruptibly;
 import static io.overdrive.cache.page.TestingPages.PAGE_SIZE;
@@ -509,15 +508,13 @@ class TestPageCacheRestart
     private List<Path> pageFiles()
             throws IOException
     {
-        try (Stream<Path> files = Files.walk(TestingPages.catalogDirectory(directory).resolve("LOCAL"))) {
-            return new ArrayList<>(files.filter(Files::isRegularFile).sorted().toList());
-        }
+        return TestingPages.pageFiles(directory);
     }
 
     private static List<PageId> pageIds(List<Path> pageFiles)
     {
         return pageFiles.stream()
-                .map(file -> new PageId(file.getParent().getFileName().toString(), Long.parseLong(file.getFileName().toString())))
+                .map(TestingPages::pageId)
                 .toList();
     }
 
