@@ -104,6 +104,23 @@ public class TestPageCacheOnHdfs
             }
             """.formatted(NO_FLUSH_ALL_USER, CATALOG);
 
+    // overdrive_hive with the page cache under the catalog's own file-based access control (hive.security=file): one
+    // user may not see the table ACL_SECRET; everyone else may do everything. Every user may read the system schema
+    private static final String ACL_CATALOG = "overdrive_acl";
+    private static final String ACL_USER = "acl_reader";
+    private static final String CATALOG_ACCESS_CONTROL_RULES = """
+            {
+              "schemas": [
+                {"user": "%1$s", "schema": "tpch", "owner": false},
+                {"owner": true}
+              ],
+              "tables": [
+                {"user": "%1$s", "schema": "tpch", "table": "acl_secret", "privileges": []},
+                {"privileges": ["SELECT", "INSERT", "DELETE", "UPDATE", "OWNERSHIP", "GRANT_SELECT"]}
+              ]
+            }
+            """.formatted(ACL_USER);
+
     // stock hive and overdrive_hive (with the page cache) over S3; tables of S3_SCHEMA live in the bucket
     private static final String S3_HIVE = "hive_s3";
     private static final String S3_CATALOG = "overdrive_s3";
@@ -133,6 +150,7 @@ public class TestPageCacheOnHdfs
         Path workDirectory = Files.createDirectories(TestingHdfs.workDirectory().resolve("page-cache-on-hdfs-" + System.nanoTime()));
         cacheDirectory = Files.createDirectories(workDirectory.resolve("cache"));
         Path accessControlRules = Files.writeString(workDirectory.resolve("access-control.json"), ACCESS_CONTROL_RULES);
+        Path catalogAccessControlRules = Files.writeString(workDirectory.resolve("catalog-access-control.json"), CATALOG_ACCESS_CONTROL_RULES);
         S3Storage s3 = TestingS3.shared();
         // the S3 catalogs' file metastore is in the bucket too, under a prefix of this run's own: table metadata and
         // data both come from S3, as on a lake whose metastore keeps its files there
@@ -150,12 +168,20 @@ public class TestPageCacheOnHdfs
                 .overdriveProperty("cache.enabled", "true")
                 .overdriveProperty("cache.base-directory", cacheDirectory.toString())
                 .overdriveProperty("cache.max-size", "2GB")
+                // partitions stored outside their table's directory, for the flush of such a table
+                .overdriveProperty("hive.allow-register-partition-procedure", "true")
                 .extraCatalog(FILTERED, "overdrive_hive", Map.of(
                         "cache.enabled", "true",
                         "cache.base-directory", cacheDirectory.toString(),
                         "cache.max-size", "1GB",
                         "cache.include-tables", "tpch.*",
                         "cache.exclude-tables", "*.ord*"))
+                .extraCatalog(ACL_CATALOG, "overdrive_hive", Map.of(
+                        "cache.enabled", "true",
+                        "cache.base-directory", cacheDirectory.toString(),
+                        "cache.max-size", "1GB",
+                        "hive.security", "file",
+                        "security.config-file", catalogAccessControlRules.toString()))
                 .extraCatalog(S3_HIVE, "hive", s3Catalog)
                 .extraCatalog(S3_CATALOG, "overdrive_hive", ImmutableMap.<String, String>builder()
                         .putAll(s3Catalog)
@@ -349,6 +375,69 @@ public class TestPageCacheOnHdfs
         assertThat(computeActual(noFlushAll, flushTable).getOnlyValue()).isEqualTo(true);
         assertThat(computeActual(noFlushAll, flushSchema).getRowCount()).isEqualTo(1);
         assertUpdate("DROP TABLE flush_guarded");
+    }
+
+    @Test
+    void flushOfATableCoversItsPartitionsStoredElsewhere()
+    {
+        // an external table (only those may have partitions outside their directory) whose partitions must lie outside
+        // the file metastore's directory, where Hive writes nothing: Parquet files that Iceberg tables write there
+        String root = TestingHdfs.shared().nameNodeUri() + "/page-cache-partitions-" + System.nanoTime();
+        String files = "CREATE TABLE %s.%s.%s WITH (format = 'PARQUET', location = '%s/%s') AS SELECT orderkey, totalprice FROM tpch.tiny.orders";
+        assertUpdate(files.formatted(ICEBERG, ICEBERG_SCHEMA, "flush_parts_inside", root, "flush_parts"), 15000);
+        // a partition whose files lie outside the table's directory, in one whose name begins with the table's
+        assertUpdate(files.formatted(ICEBERG, ICEBERG_SCHEMA, "flush_parts_elsewhere", root, "flush_parts_elsewhere"), 15000);
+        assertUpdate("CREATE TABLE flush_parts (orderkey bigint, totalprice double, part varchar) " +
+                "WITH (format = 'PARQUET', partitioned_by = ARRAY['part'], external_location = '%s/flush_parts')".formatted(root));
+        assertUpdate("CALL system.register_partition('tpch', 'flush_parts', ARRAY['part'], ARRAY['inside'], '%s/flush_parts/data')".formatted(root));
+        assertUpdate("CALL system.register_partition('tpch', 'flush_parts', ARRAY['part'], ARRAY['elsewhere'], '%s/flush_parts_elsewhere/data')".formatted(root));
+        String scan = "SELECT part, count(*), sum(totalprice) FROM flush_parts GROUP BY part";
+        String cachedFiles = "SELECT coalesce(sum(cached_files), 0) FROM system.cached_tables WHERE schema_name = 'tpch' AND table_name = 'flush_parts'";
+
+        // exclusively, so that no flush of everything empties the cache between the readings
+        executeExclusively(() -> {
+            assertThat(query(scan)).matches(scan.replace("flush_parts", "hive.tpch.flush_parts"));
+            assertThat((long) computeActual(cachedFiles).getOnlyValue()).as("files of both partitions cached").isGreaterThanOrEqualTo(2);
+
+            computeActual("SELECT * FROM TABLE(system.flush_cache(schema_name => 'tpch', table_name => 'flush_parts'))");
+            assertThat(computeActual(cachedFiles).getOnlyValue()).as("no file of either partition is left").isEqualTo(0L);
+
+            // the partition elsewhere is read from HDFS again
+            PageCacheMetrics start = PageCacheMetrics.read(CATALOG);
+            computeActual("SELECT sum(totalprice) FROM flush_parts WHERE part = 'elsewhere'");
+            PageCacheMetrics read = PageCacheMetrics.read(CATALOG).minus(start);
+            assertThat(read.bytesFromRemote()).as("the partition elsewhere after the flush: %s", read).isPositive();
+        });
+
+        assertUpdate("DROP TABLE flush_parts");
+        assertUpdate("DROP TABLE %s.%s.flush_parts_inside".formatted(ICEBERG, ICEBERG_SCHEMA));
+        assertUpdate("DROP TABLE %s.%s.flush_parts_elsewhere".formatted(ICEBERG, ICEBERG_SCHEMA));
+    }
+
+    @Test
+    void cachedTablesListsOnlyTheTablesTheUserMaySee()
+    {
+        assertUpdate("CREATE TABLE acl_open WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.nation", 25);
+        assertUpdate("CREATE TABLE acl_secret WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.region", 5);
+        // read through the catalog under hive.security=file by a user who may read both
+        computeActual("SELECT sum(nationkey), max(name) FROM %s.tpch.acl_open".formatted(ACL_CATALOG));
+        computeActual("SELECT sum(regionkey), max(name) FROM %s.tpch.acl_secret".formatted(ACL_CATALOG));
+        String cachedTables = "SELECT DISTINCT table_name FROM %s.system.cached_tables WHERE schema_name = 'tpch'".formatted(ACL_CATALOG);
+        Session aclUser = Session.builder(getSession())
+                .setIdentity(Identity.ofUser(ACL_USER))
+                .build();
+
+        // exclusively, so that no flush of everything empties the cache before the readings
+        executeExclusively(() -> {
+            assertThat(computeActual(cachedTables).getOnlyColumnAsSet()).contains("acl_open", "acl_secret");
+            // the user the rules deny acl_secret sees neither the table nor its row; the row of acl_open stays
+            assertAccessDenied(aclUser, "SELECT * FROM %s.tpch.acl_secret".formatted(ACL_CATALOG), "Cannot select from (table|columns) .*acl_secret.*");
+            assertThat(computeActual(aclUser, "SHOW TABLES FROM %s.tpch LIKE 'acl_%%'".formatted(ACL_CATALOG)).getOnlyColumnAsSet()).containsExactly("acl_open");
+            assertThat(computeActual(aclUser, cachedTables).getOnlyColumnAsSet()).contains("acl_open").doesNotContain("acl_secret");
+        });
+
+        assertUpdate("DROP TABLE acl_open");
+        assertUpdate("DROP TABLE acl_secret");
     }
 
     @Test

@@ -23,6 +23,7 @@ import io.trino.filesystem.cache.TrinoFileSystemCache;
 import io.trino.spi.HostAddress;
 import io.trino.spi.Node;
 import io.trino.spi.connector.Connector;
+import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorContext;
 import io.trino.spi.connector.ConnectorFactory;
 import io.trino.spi.connector.ConnectorPageSourceProviderFactory;
@@ -133,11 +134,11 @@ public abstract class OverdriveConnectorFactory
                         warmCache.map(_ -> new WarmCacheProcessorProvider(
                                 (transaction, session, split, table, columns) -> pageSources.get().openForWarmUp(transaction, session, split, table, columns),
                                 context.getCurrentNode().getNodeIdentifier()))),
-                systemTables(context.getCurrentNode().getNodeIdentifier(), injector, features));
+                systemTables(context.getCurrentNode().getNodeIdentifier(), injector, features, catalogAccessControl(delegate)));
     }
 
     // the catalog's system schema: every node serves its own rows
-    private static Set<SystemTable> systemTables(String nodeId, Injector injector, OverdriveFeatures features)
+    private static Set<SystemTable> systemTables(String nodeId, Injector injector, OverdriveFeatures features, Optional<ConnectorAccessControl> accessControl)
     {
         // absent on a node that caches nothing: the coordinator when it runs no splits, or a catalog without the cache
         Optional<PageCache> pageCache = injector.getInstance(Key.get(new TypeLiteral<Optional<TrinoFileSystemCache>>() {}))
@@ -145,8 +146,23 @@ public abstract class OverdriveConnectorFactory
                 .map(cache -> ((OverdriveFileSystemCache) cache).pageCache());
         return Set.of(
                 new CacheMetricsTable(nodeId, exportedStats(injector)),
-                new CachedTablesTable(nodeId, pageCache, features.pageCache().getTableQuota(), features.pageCache().getSchemaQuota()),
+                new CachedTablesTable(nodeId, pageCache, features.pageCache().getTableQuota(), features.pageCache().getSchemaQuota(), accessControl),
                 new CacheDirectoriesTable(nodeId, pageCache));
+    }
+
+    /**
+     * The catalog's own access control ({@code hive.security} or {@code iceberg.security}: {@code allow-all},
+     * {@code read-only}, {@code file}, {@code sql-standard}), the same object on every node; absent with
+     * {@code security=system}, where the stock connector has none and leaves every check to the engine.
+     */
+    static Optional<ConnectorAccessControl> catalogAccessControl(Connector connector)
+    {
+        try {
+            return Optional.of(connector.getAccessControl());
+        }
+        catch (UnsupportedOperationException _) {
+            return Optional.empty();
+        }
     }
 
     // the statistics objects this node exports over JMX for the catalog, for system.cache_metrics

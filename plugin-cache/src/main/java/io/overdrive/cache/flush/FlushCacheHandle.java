@@ -1,6 +1,5 @@
 package io.overdrive.cache.flush;
 
-import com.google.common.collect.ImmutableList;
 import io.trino.spi.function.table.ConnectorTableFunctionHandle;
 
 import java.util.List;
@@ -9,28 +8,21 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What {@code flush_cache} removes on every worker: everything ({@code all}), or the cached files under the given
- * storage locations (a schema's or a table's directory), resolved once on the coordinator.
+ * storage locations (a schema's or a table's directory, and those of partitions stored elsewhere), resolved once on the
+ * coordinator. The locations are kept as prefixes to search: {@code s3://}, {@code s3a://} and {@code s3n://} made one,
+ * each ending with {@code /}, sorted, none under another.
  */
 public record FlushCacheHandle(boolean all, List<String> locations)
         implements ConnectorTableFunctionHandle
 {
     public FlushCacheHandle
     {
-        locations = ImmutableList.copyOf(requireNonNull(locations, "locations is null"));
+        locations = List.copyOf(StorageLocations.prefixes(requireNonNull(locations, "locations is null")));
     }
 
     /** Whether a cached file at {@code path} is one to flush. */
     public boolean matches(String path)
     {
-        if (all) {
-            return true;
-        }
-        for (String location : locations) {
-            String prefix = location.endsWith("/") ? location : location + "/";
-            if (path.startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
+        return all || StorageLocations.matches(locations, path);
     }
 }

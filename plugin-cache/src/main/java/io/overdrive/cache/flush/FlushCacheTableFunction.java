@@ -17,6 +17,7 @@ import io.trino.spi.function.table.ScalarArgument;
 import io.trino.spi.function.table.ScalarArgumentSpecification;
 import io.trino.spi.function.table.TableFunctionAnalysis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,13 +87,17 @@ public class FlushCacheTableFunction
                 locations = found.locations();
             }
             else {
-                locations = List.of(tableLocations.schemaLocation(session, schema.get())
+                List<String> schemaLocations = new ArrayList<>();
+                schemaLocations.add(tableLocations.schemaLocation(session, schema.get())
                         .orElseThrow(() -> new TrinoException(NOT_FOUND, "flush_cache: schema %s does not exist or has no location".formatted(schema.get()))));
                 // Trino has no privilege on a schema's data, only on its tables: flushing the schema takes what
-                // flushing each of its tables takes. Views have no files, and a table dropped meanwhile none left
+                // flushing each of its tables takes. Views have no files, and a table dropped meanwhile none left.
+                // A table's files may lie outside the schema's directory (its own location, partitions elsewhere)
                 for (TableFiles found : tableLocations.tables(session, schema.get())) {
                     checkCanSelectAllColumns(accessControl, found);
+                    schemaLocations.addAll(found.locations());
                 }
+                locations = schemaLocations;
             }
             handle = new FlushCacheHandle(false, locations);
         }

@@ -3,7 +3,9 @@ package io.overdrive.cache.inspection;
 import io.overdrive.cache.page.CacheDirectoryStatus;
 import io.overdrive.cache.page.PageCache;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.InMemoryRecordSet;
 import io.trino.spi.connector.SchemaTableName;
 
@@ -47,7 +49,7 @@ public final class CacheDirectoriesTable
     }
 
     @Override
-    void addRows(InMemoryRecordSet.Builder rows)
+    void addRows(ConnectorTransactionHandle transaction, ConnectorSession session, InMemoryRecordSet.Builder rows)
     {
         for (CacheDirectoryStatus directory : cache.map(PageCache::directoryStatus).orElse(List.of())) {
             rows.addRow(

@@ -2,7 +2,9 @@ package io.overdrive.cache.inspection;
 
 import com.google.common.collect.ImmutableList;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.InMemoryRecordSet;
 import io.trino.spi.connector.SchemaTableName;
 import org.weakref.jmx.Managed;
@@ -52,7 +54,7 @@ public final class CacheMetricsTable
     }
 
     @Override
-    void addRows(InMemoryRecordSet.Builder rows)
+    void addRows(ConnectorTransactionHandle transaction, ConnectorSession session, InMemoryRecordSet.Builder rows)
     {
         for (Attribute attribute : attributes) {
             attribute.value().ifPresent(value -> rows.addRow(nodeId, attribute.mbean(), attribute.name(), value));

@@ -3,15 +3,23 @@ package io.overdrive.cache.inspection;
 import io.airlift.units.DataSize;
 import io.overdrive.cache.page.CachedTableUsage;
 import io.overdrive.cache.page.PageCache;
+import io.trino.spi.QueryId;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorAccessControl;
+import io.trino.spi.connector.ConnectorSecurityContext;
+import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.InMemoryRecordSet;
 import io.trino.spi.connector.SchemaTableName;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateTimeEncoding.packDateTimeWithZone;
 import static io.trino.spi.type.DoubleType.DOUBLE;
@@ -25,6 +33,12 @@ import static java.util.Objects.requireNonNull;
  * with pages cached there: files, pages and bytes, reads served and the last access, and the table's use of its quotas.
  * Served by every node from its cache's own page metadata. Joinable with {@code system.runtime.nodes} on
  * {@code node_id}.
+ * <p>
+ * A row names a table, so a user sees it only where the catalog's own access control lists that table to the user, as
+ * {@code SHOW TABLES} would ({@link ConnectorAccessControl#filterTables}; a row of a schema's files of no table:
+ * {@link ConnectorAccessControl#filterSchemas}). The rows are made on every node, and Trino 483 gives a system table
+ * that runs on workers no access control of the engine's: rules of the system access control (and of a catalog with
+ * {@code hive.security=system} or {@code iceberg.security=system}, which has none of its own) are not applied to rows.
  */
 public final class CachedTablesTable
         extends NodeSystemTable
@@ -48,23 +62,32 @@ public final class CachedTablesTable
     private final Optional<PageCache> cache;
     private final Optional<Long> tableQuota;
     private final Optional<Long> schemaQuota;
+    private final Optional<ConnectorAccessControl> accessControl;
 
     /**
      * @param cache this node's page cache for the catalog; absent on a node that caches nothing (no rows)
+     * @param accessControl the catalog's own access control, which decides the rows each user sees; absent when the
+     * catalog has none (every row is shown)
      */
-    public CachedTablesTable(String nodeId, Optional<PageCache> cache, Optional<DataSize> tableQuota, Optional<DataSize> schemaQuota)
+    public CachedTablesTable(String nodeId, Optional<PageCache> cache, Optional<DataSize> tableQuota, Optional<DataSize> schemaQuota, Optional<ConnectorAccessControl> accessControl)
     {
         super(METADATA);
         this.nodeId = requireNonNull(nodeId, "nodeId is null");
         this.cache = requireNonNull(cache, "cache is null");
+        this.accessControl = requireNonNull(accessControl, "accessControl is null");
         this.tableQuota = tableQuota.map(DataSize::toBytes);
         this.schemaQuota = schemaQuota.map(DataSize::toBytes);
     }
 
     @Override
-    void addRows(InMemoryRecordSet.Builder rows)
+    void addRows(ConnectorTransactionHandle transaction, ConnectorSession session, InMemoryRecordSet.Builder rows)
     {
-        List<CachedTableUsage> tables = cache.map(PageCache::cachedTables).orElse(List.of()).stream()
+        List<CachedTableUsage> cached = cache.map(PageCache::cachedTables).orElse(List.of());
+        Predicate<CachedTableUsage> visible = accessControl
+                .map(control -> visibleTo(control, new ConnectorSecurityContext(transaction, session.getIdentity(), QueryId.valueOf(session.getQueryId())), cached))
+                .orElse(_ -> true);
+        List<CachedTableUsage> tables = cached.stream()
+                .filter(visible)
                 .sorted(Comparator.comparing((CachedTableUsage table) -> table.schema().orElse(""))
                         .thenComparing(table -> table.table().orElse("")))
                 .toList();
@@ -86,5 +109,35 @@ public final class CachedTablesTable
                     tableLimit.map(limit -> (double) table.bytes() / limit).orElse(null),
                     schemaLimit.orElse(null));
         }
+    }
+
+    // the tables and schemas the catalog's access control lists to the user, asked once for all rows; pages read for
+    // no schema name nothing
+    private static Predicate<CachedTableUsage> visibleTo(ConnectorAccessControl accessControl, ConnectorSecurityContext context, List<CachedTableUsage> cached)
+    {
+        Set<SchemaTableName> tables = cached.stream()
+                .filter(usage -> usage.schema().isPresent() && usage.table().isPresent())
+                .map(CachedTablesTable::tableName)
+                .collect(toImmutableSet());
+        Set<String> schemas = cached.stream()
+                .filter(usage -> usage.table().isEmpty())
+                .flatMap(usage -> usage.schema().stream())
+                .collect(toImmutableSet());
+        Set<SchemaTableName> visibleTables = tables.isEmpty() ? Set.of() : Set.copyOf(accessControl.filterTables(context, tables));
+        Set<String> visibleSchemas = schemas.isEmpty() ? Set.of() : Set.copyOf(accessControl.filterSchemas(context, schemas));
+        return usage -> {
+            if (usage.schema().isEmpty()) {
+                return true;
+            }
+            if (usage.table().isEmpty()) {
+                return visibleSchemas.contains(usage.schema().get());
+            }
+            return visibleTables.contains(tableName(usage));
+        };
+    }
+
+    private static SchemaTableName tableName(CachedTableUsage usage)
+    {
+        return new SchemaTableName(usage.schema().orElseThrow(), usage.table().orElseThrow());
     }
 }

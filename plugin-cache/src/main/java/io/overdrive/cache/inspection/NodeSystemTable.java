@@ -22,8 +22,8 @@ abstract class NodeSystemTable
         this.metadata = requireNonNull(metadata, "metadata is null");
     }
 
-    /** Adds this node's rows, in the columns' order. */
-    abstract void addRows(InMemoryRecordSet.Builder rows);
+    /** Adds this node's rows that the query's user may see, in the columns' order. */
+    abstract void addRows(ConnectorTransactionHandle transaction, ConnectorSession session, InMemoryRecordSet.Builder rows);
 
     @Override
     public final Distribution getDistribution()
@@ -41,7 +41,7 @@ abstract class NodeSystemTable
     public final RecordCursor cursor(ConnectorTransactionHandle transactionHandle, ConnectorSession session, TupleDomain<Integer> constraint)
     {
         InMemoryRecordSet.Builder rows = InMemoryRecordSet.builder(metadata);
-        addRows(rows);
+        addRows(transactionHandle, session, rows);
         return rows.build().cursor();
     }
 }

@@ -6,8 +6,14 @@ import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
+import io.trino.spi.connector.ConnectorAccessControl;
+import io.trino.spi.connector.ConnectorSecurityContext;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.RecordCursor;
+import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.security.ConnectorIdentity;
 import io.trino.testing.TestingConnectorSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +24,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
+import static com.google.common.collect.ImmutableSet.toImmutableSet;
 import static io.trino.spi.connector.SystemTable.Distribution.ALL_NODES;
 import static io.trino.spi.type.DateTimeEncoding.unpackMillisUtc;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TestCachedTablesTable
 {
     private static final int PAGE_SIZE = 4096;
+    private static final ConnectorTransactionHandle TRANSACTION = new ConnectorTransactionHandle() {};
 
     @TempDir
     Path first;
@@ -53,7 +62,7 @@ class TestCachedTablesTable
             assertThat(cache.read(new PageId("orders-1", 1), 10, 100, target, 0)).isEqualTo(100);
             assertThat(cache.read(new PageId("orders-9", 0), 0, PAGE_SIZE, target, 0)).isZero();
 
-            CachedTablesTable table = new CachedTablesTable("worker-1", Optional.of(cache), config.getTableQuota(), config.getSchemaQuota());
+            CachedTablesTable table = new CachedTablesTable("worker-1", Optional.of(cache), config.getTableQuota(), config.getSchemaQuota(), Optional.empty());
             assertThat(table.getDistribution()).isEqualTo(ALL_NODES);
             assertThat(table.getTableMetadata().getTable().toString()).isEqualTo("system.cached_tables");
             List<Row> rows = read(table);
@@ -101,7 +110,7 @@ class TestCachedTablesTable
         try (PageCache cache = PageCache.create("lake", config(), stats)) {
             write(cache, "orders-0", 1, CacheReadContext.forTable("tpch", "orders", true));
             write(cache, "delta-0", 1, CacheReadContext.UNKNOWN);
-            List<Row> rows = read(new CachedTablesTable("worker-1", Optional.of(cache), Optional.empty(), Optional.empty()));
+            List<Row> rows = read(new CachedTablesTable("worker-1", Optional.of(cache), Optional.empty(), Optional.empty(), Optional.empty()));
             assertThat(rows).hasSize(2);
             // pages read for no table: a row of its own, schema and table NULL
             assertThat(rows.get(0).schema()).isNull();
@@ -116,9 +125,62 @@ class TestCachedTablesTable
     }
 
     @Test
+    void rowsAreThoseOfTheTablesTheCatalogListsToTheUser()
+    {
+        PageCacheStats stats = new PageCacheStats();
+        try (PageCache cache = PageCache.create("lake", config(), stats)) {
+            write(cache, "orders-0", 1, CacheReadContext.forTable("tpch", "orders", true));
+            write(cache, "secret-0", 1, CacheReadContext.forTable("tpch", "salaries", true));
+            write(cache, "hidden-0", 1, CacheReadContext.forTable("hr", "people", true));
+            write(cache, "loose-0", 1, new CacheReadContext(Optional.of("hr"), Optional.empty(), true));
+            write(cache, "loose-1", 1, new CacheReadContext(Optional.of("tpch"), Optional.empty(), true));
+            write(cache, "delta-0", 1, CacheReadContext.UNKNOWN);
+            // the catalog's access control, as hive.security=file would decide: alice may not see tpch.salaries nor
+            // anything of the schema hr; everyone else sees everything
+            List<ConnectorSecurityContext> asked = new ArrayList<>();
+            ConnectorAccessControl accessControl = new ConnectorAccessControl()
+            {
+                @Override
+                public Set<SchemaTableName> filterTables(ConnectorSecurityContext context, Set<SchemaTableName> tableNames)
+                {
+                    asked.add(context);
+                    return tableNames.stream()
+                            .filter(name -> !isAlice(context) || !(name.equals(new SchemaTableName("tpch", "salaries")) || name.getSchemaName().equals("hr")))
+                            .collect(toImmutableSet());
+                }
+
+                @Override
+                public Set<String> filterSchemas(ConnectorSecurityContext context, Set<String> schemaNames)
+                {
+                    return schemaNames.stream().filter(name -> !isAlice(context) || !name.equals("hr")).collect(toImmutableSet());
+                }
+
+                private static boolean isAlice(ConnectorSecurityContext context)
+                {
+                    return context.getIdentity().getUser().equals("alice");
+                }
+            };
+            CachedTablesTable table = new CachedTablesTable("worker-1", Optional.of(cache), Optional.empty(), Optional.empty(), Optional.of(accessControl));
+
+            ConnectorSession alice = TestingConnectorSession.builder().setIdentity(ConnectorIdentity.ofUser("alice")).build();
+            List<Row> aliceRows = read(table, alice);
+            assertThat(aliceRows).extracting(row -> row.schema() + "." + row.table()).containsExactly("null.null", "tpch.null", "tpch.orders");
+            assertThat(asked).singleElement().satisfies(context -> {
+                assertThat(context.getIdentity().getUser()).isEqualTo("alice");
+                assertThat(context.getTransactionHandle()).isSameAs(TRANSACTION);
+                assertThat(context.getQueryId().toString()).isEqualTo(alice.getQueryId());
+            });
+
+            ConnectorSession bob = TestingConnectorSession.builder().setIdentity(ConnectorIdentity.ofUser("bob")).build();
+            assertThat(read(table, bob)).extracting(row -> row.schema() + "." + row.table())
+                    .containsExactly("null.null", "hr.null", "hr.people", "tpch.null", "tpch.orders", "tpch.salaries");
+        }
+    }
+
+    @Test
     void aNodeThatCachesNothingHasNoRows()
     {
-        assertThat(read(new CachedTablesTable("coordinator", Optional.empty(), Optional.empty(), Optional.empty()))).isEmpty();
+        assertThat(read(new CachedTablesTable("coordinator", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()))).isEmpty();
         assertThat(readDirectories(new CacheDirectoriesTable("coordinator", Optional.empty()))).isEmpty();
     }
 
@@ -146,8 +208,13 @@ class TestCachedTablesTable
 
     private static List<Row> read(CachedTablesTable table)
     {
+        return read(table, TestingConnectorSession.SESSION);
+    }
+
+    private static List<Row> read(CachedTablesTable table, ConnectorSession session)
+    {
         List<Row> rows = new ArrayList<>();
-        try (RecordCursor cursor = table.cursor(null, TestingConnectorSession.SESSION, TupleDomain.all())) {
+        try (RecordCursor cursor = table.cursor(TRANSACTION, session, TupleDomain.all())) {
             while (cursor.advanceNextPosition()) {
                 rows.add(new Row(
                         cursor.getSlice(0).toStringUtf8(),
