@@ -205,8 +205,13 @@ final class ShardValues
                 }
             }
             case TimestampWithTimeZoneType timestamp -> {
-                // ROW(the value at UTC, the value): the instant from the first, the zone from the second
+                // ROW(the value at UTC, the value): the instant from the first, the zone from the second; both NULL
+                // for a NULL
                 List<RowField> fields = ((Row) value).getFields();
+                if (fields.get(0).getValue() == null) {
+                    out.appendNull();
+                    return;
+                }
                 EpochTime instant = parseInstant(fields.get(0).getValue().toString(), true);
                 String text = fields.get(1).getValue().toString();
                 TimeZoneKey zone = TimeZoneKey.getTimeZoneKey(text.substring(text.lastIndexOf(' ') + 1));

@@ -64,7 +64,8 @@ class TestShardValues
         // 01:30 in New York happens twice on 2020-11-01 (EDT, then EST): the instant comes from the text at UTC
         Object edt = Row.builder().addUnnamedField("2020-11-01 05:30:00.123456789012 UTC").addUnnamedField("2020-11-01 01:30:00.123456789012 America/New_York").build();
         Object est = Row.builder().addUnnamedField("2020-11-01 06:30:00.123456789012 UTC").addUnnamedField("2020-11-01 01:30:00.123456789012 America/New_York").build();
-        Block block = decode(STAMP.type(), edt, est, null);
+        Object nullValue = Row.builder().addUnnamedField(null).addUnnamedField(null).build();
+        Block block = decode(STAMP.type(), edt, est, nullValue);
         LongTimestampWithTimeZone first = (LongTimestampWithTimeZone) STAMP.type().getObject(block, 0);
         LongTimestampWithTimeZone second = (LongTimestampWithTimeZone) STAMP.type().getObject(block, 1);
         assertThat(second.getEpochMillis() - first.getEpochMillis()).isEqualTo(3_600_000L);
@@ -107,7 +108,7 @@ class TestShardValues
         // a map travels as its entries, in the map's order; its timestamps with time zone as (UTC, value)
         Object instant = Row.builder().addUnnamedField("2021-06-01 10:00:00.000 UTC").addUnnamedField("2021-06-01 12:00:00.000 Europe/Berlin").build();
         Object entries = Arrays.asList(
-                Row.builder().addUnnamedField("z").addUnnamedField(Arrays.asList(instant, null)).build(),
+                Row.builder().addUnnamedField("z").addUnnamedField(Arrays.asList(instant, Row.builder().addUnnamedField(null).addUnnamedField(null).build())).build(),
                 Row.builder().addUnnamedField("a").addUnnamedField(null).build());
         Block maps = decode(TAGS.type(), entries, List.of(), null);
         @SuppressWarnings("unchecked")
