@@ -187,14 +187,19 @@ final class AggregateDifferential
                     // count, min, max and avg never fail: one query checks them (with count(*) in the first), where
                     // avg is pushed down with the others
                     boolean withAverage = column.summable() && column.averagePushedDown();
+                    // so does the exact sum of a decimal of up to 19 digits (600 values cannot reach 38 digits)
+                    boolean withSum = withAverage && column.kind() == Kind.DECIMAL;
                     String rows = column == columns.getFirst() ? "count(*), " : "";
-                    compare(grouped, "%3$scount(%1$s), min(%1$s), max(%1$s)%2$s".formatted(column.name(), withAverage ? ", avg(%s)".formatted(column.name()) : "", rows),
+                    compare(grouped, "%3$scount(%1$s), min(%1$s), max(%1$s)%2$s%4$s".formatted(column.name(), withAverage ? ", avg(%s)".formatted(column.name()) : "", rows,
+                                    withSum ? ", sum(%s)".formatted(column.name()) : ""),
                             column.kind(), column, withAverage ? (rows.isEmpty() ? 3 : 4) : -1, on, off, local, shardsTable, localTable);
                     if (column.summable()) {
                         if (!withAverage) {
                             compare(grouped, "avg(%s)".formatted(column.name()), column.kind(), column, 0, on, off, local, shardsTable, localTable);
                         }
-                        compare(grouped, "sum(%s)".formatted(column.name()), column.kind(), column, 0, on, off, local, shardsTable, localTable);
+                        if (!withSum) {
+                            compare(grouped, "sum(%s)".formatted(column.name()), column.kind(), column, 0, on, off, local, shardsTable, localTable);
+                        }
                     }
                 }
             }
