@@ -61,7 +61,7 @@ public record PushedAggregate(AggregationFunction function, Optional<ShardsColum
     {
         return switch (function) {
             case COUNT -> true;
-            case MIN, MAX -> type.isOrderable();
+            case MIN, MAX -> ShardValues.isMergeable(type);
             case SUM, AVG -> isInteger(type) || type instanceof DoubleType || (type instanceof DecimalType decimal && decimal.getPrecision() <= MAX_SUMMED_DECIMAL_PRECISION);
         };
     }
@@ -86,8 +86,8 @@ public record PushedAggregate(AggregationFunction function, Optional<ShardsColum
         return switch (function) {
             case COUNT -> new String[] {"count(" + column + ")"};
             case SUM -> new String[] {"sum(" + summed(column) + ")"};
-            case MIN -> new String[] {"min(" + column + ")"};
-            case MAX -> new String[] {"max(" + column + ")"};
+            case MIN -> new String[] {ShardValues.wire(argument.orElseThrow().type(), "min(" + column + ")")};
+            case MAX -> new String[] {ShardValues.wire(argument.orElseThrow().type(), "max(" + column + ")")};
             case AVG -> new String[] {"sum(" + summed(column) + ")", "count(" + column + ")"};
         };
     }

@@ -16,11 +16,13 @@ import java.util.Optional;
 import static com.google.common.base.Preconditions.checkState;
 import static io.overdrive.merge.shards.ShardValues.literal;
 import static io.overdrive.merge.shards.ShardValues.quoted;
+import static io.overdrive.merge.shards.ShardValues.wire;
 import static java.util.stream.Collectors.joining;
 
 /**
- * The SQL a shard runs for a table handle. Values in filters are written as {@code CAST('text' AS type)}, which is
- * exact for every type a shards catalog serves.
+ * The SQL a shard runs for a table handle. Values in filters are written as {@code CAST('text' AS type)} (varbinary as
+ * {@code X'hex'}), which is exact for every type whose filters are sent; columns are selected in their
+ * {@linkplain ShardValues#wire wire form}.
  */
 final class ShardSql
 {
@@ -37,8 +39,22 @@ final class ShardSql
      */
     static String select(String catalog, ShardsTableHandle table, List<ShardsColumnHandle> columns)
     {
+        return select(catalog, table, columns, true);
+    }
+
+    /**
+     * {@link #select}, with the columns as they are (not in their wire form): the statistics of the query's rows,
+     * named by column.
+     */
+    static String selectColumns(String catalog, ShardsTableHandle table, List<ShardsColumnHandle> columns)
+    {
+        return select(catalog, table, columns, false);
+    }
+
+    private static String select(String catalog, ShardsTableHandle table, List<ShardsColumnHandle> columns, boolean wire)
+    {
         StringBuilder sql = new StringBuilder("SELECT ");
-        sql.append(columns.isEmpty() ? "true" : columns.stream().map(column -> quoted(column.name())).collect(joining(", ")));
+        sql.append(columns.isEmpty() ? "true" : columns.stream().map(column -> wire ? wire(column.type(), quoted(column.name())) : quoted(column.name())).collect(joining(", ")));
         sql.append(" FROM ").append(tableName(catalog, table.table()));
         where(table.constraint()).ifPresentOrElse(predicate -> sql.append(" WHERE ").append(predicate), () -> {});
         table.topN().ifPresent(sortColumns -> sql.append(" ORDER BY ").append(sortColumns.stream().map(ShardSql::orderBy).collect(joining(", "))));
@@ -57,7 +73,7 @@ final class ShardSql
         if (aggregation.groupKeys().isEmpty()) {
             select.add("BIGINT '0'");
         }
-        aggregation.groupKeys().forEach(key -> select.add(quoted(key.name())));
+        aggregation.groupKeys().forEach(key -> select.add(wire(key.type(), quoted(key.name()))));
         for (PushedAggregate aggregate : aggregation.aggregates()) {
             select.addAll(List.of(aggregate.stateExpressions()));
         }

@@ -26,6 +26,7 @@ import io.trino.spi.connector.SortItem;
 import io.trino.spi.connector.TopNApplicationResult;
 import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.expression.Variable;
+import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.Type;
@@ -122,7 +123,7 @@ public final class ShardsMetadata
 
     /**
      * Asks every shard for the table's columns; they must agree (names, order and types), or the query fails naming
-     * the shard, the column and both types. Columns of types a shards catalog does not serve are left out.
+     * the shard, the column and both types.
      */
     private Optional<List<ShardsColumnHandle>> resolveColumns(ConnectorSession session, SchemaTableName tableName)
     {
@@ -145,13 +146,16 @@ public final class ShardsMetadata
         }
         ImmutableList.Builder<ShardsColumnHandle> handles = ImmutableList.builder();
         for (Map.Entry<String, String> column : referenceColumns.entrySet()) {
-            Type type = typeManager.fromSqlType(column.getValue());
-            if (ShardValues.isSupported(type)) {
-                handles.add(new ShardsColumnHandle(column.getKey(), type));
+            Type type;
+            try {
+                type = typeManager.fromSqlType(column.getValue());
             }
-            else {
-                log.debug("Column %s of %s has type %s, which a shards catalog does not serve; it is left out", column.getKey(), tableName, type);
+            catch (RuntimeException e) {
+                throw new TrinoException(NOT_SUPPORTED, "Table %s: column '%s' has type %s, which this Trino server does not know (the plugin that provides it is not installed)".formatted(
+                        tableName, column.getKey(), column.getValue()), e);
             }
+            // every column is served; one whose values cannot be read fails the queries that read it (see ShardsPageSourceProvider)
+            handles.add(new ShardsColumnHandle(column.getKey(), type));
         }
         return Optional.of(handles.build());
     }
@@ -239,11 +243,20 @@ public final class ShardsMetadata
             return Optional.empty();
         }
         TupleDomain<ShardsColumnHandle> summary = constraint.getSummary().transformKeys(ShardsColumnHandle.class::cast);
-        TupleDomain<ShardsColumnHandle> combined = handle.constraint().intersect(summary);
+        // a domain the shards cannot be sent (values without SQL literals: arrays, maps, rows, ...) stays with Trino
+        TupleDomain<ShardsColumnHandle> pushed = summary.filter((column, domain) -> isPushable(column, domain));
+        TupleDomain<ColumnHandle> remaining = summary.filter((column, domain) -> !isPushable(column, domain)).transformKeys(ColumnHandle.class::cast);
+        TupleDomain<ShardsColumnHandle> combined = handle.constraint().intersect(pushed);
         if (combined.equals(handle.constraint())) {
             return Optional.empty();
         }
-        return Optional.of(new ConstraintApplicationResult<>(handle.withConstraint(combined), TupleDomain.all(), constraint.getExpression(), false));
+        return Optional.of(new ConstraintApplicationResult<>(handle.withConstraint(combined), remaining, constraint.getExpression(), false));
+    }
+
+    // IS NULL and IS NOT NULL can be sent for every type; other domains need the values' literals
+    private static boolean isPushable(ShardsColumnHandle column, Domain domain)
+    {
+        return ShardValues.hasLiterals(column.type()) || domain.getValues().isAll() || domain.getValues().isNone();
     }
 
     @Override
@@ -267,7 +280,7 @@ public final class ShardsMetadata
         List<SortColumn> sortColumns = new ArrayList<>();
         for (SortItem item : sortItems) {
             ShardsColumnHandle column = (ShardsColumnHandle) assignments.get(item.getName());
-            if (column == null || !column.type().isOrderable()) {
+            if (column == null || !ShardValues.isMergeable(column.type())) {
                 return Optional.empty();
             }
             sortColumns.add(new SortColumn(column, item.getSortOrder()));
@@ -289,7 +302,7 @@ public final class ShardsMetadata
             return Optional.empty();
         }
         List<ShardsColumnHandle> groupKeys = groupingSets.getFirst().stream().map(ShardsColumnHandle.class::cast).collect(toImmutableList());
-        if (!groupKeys.stream().allMatch(key -> key.type().isOrderable())) {
+        if (!groupKeys.stream().allMatch(key -> ShardValues.isMergeable(key.type()))) {
             return Optional.empty();
         }
         ImmutableList.Builder<PushedAggregate> pushed = ImmutableList.builder();

@@ -9,6 +9,7 @@ import io.overdrive.merge.combine.Aggregation;
 import io.overdrive.merge.combine.CombineSpec;
 import io.overdrive.merge.combine.CombineStep;
 import io.overdrive.merge.shards.ShardsTableHandle.SortColumn;
+import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
+import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.BooleanType.BOOLEAN;
 import static java.util.Objects.requireNonNull;
@@ -66,6 +68,11 @@ public final class ShardsPageSourceProvider
         ShardsSplit shardsSplit = (ShardsSplit) split;
         ShardsTableHandle handle = (ShardsTableHandle) table;
         List<ShardsColumnHandle> requested = columns.stream().map(ShardsColumnHandle.class::cast).toList();
+        for (ShardsColumnHandle column : requested) {
+            if (!ShardValues.isReadable(column.type())) {
+                throw new TrinoException(NOT_SUPPORTED, "Column '%s' of %s has type %s, whose values a shards catalog cannot read".formatted(column.name(), handle.table(), column.type().getDisplayName()));
+            }
+        }
         if (handle.aggregation().isPresent()) {
             return aggregation(session, shardsSplit, handle, requested);
         }

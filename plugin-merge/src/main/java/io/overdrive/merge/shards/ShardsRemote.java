@@ -146,7 +146,7 @@ public final class ShardsRemote
     {
         Map<Shard, List<List<Object>>> answers;
         try {
-            answers = queryEach(session, SHOW_STATS_TYPES, catalog -> "SHOW STATS FOR (%s)".formatted(ShardSql.select(catalog, handle, handle.columns())));
+            answers = queryEach(session, SHOW_STATS_TYPES, catalog -> "SHOW STATS FOR (%s)".formatted(ShardSql.selectColumns(catalog, handle, handle.columns())));
         }
         catch (TrinoException e) {
             log.debug(e, "No statistics for %s", handle.table());

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static io.trino.spi.function.InvocationConvention.InvocationArgumentConvention.BLOCK_POSITION;
@@ -71,6 +72,35 @@ public class TestKeyComparators
                             }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    @Test
+    public void testSignedZerosAndNaNsAreEqualKeys()
+    {
+        // grouping follows IS DISTINCT FROM: 0.0 and -0.0 are one key, every NaN (whatever its bits) is one key
+        BlockBuilder doubles = DOUBLE.createBlockBuilder(null, 4);
+        for (double value : new double[] {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8_0000_0000_0001L)}) {
+            DOUBLE.writeDouble(doubles, value);
+        }
+        BlockBuilder reals = REAL.createBlockBuilder(null, 4);
+        for (float value : new float[] {0.0f, -0.0f, Float.NaN, Float.intBitsToFloat(0x7fc0_0001)}) {
+            REAL.writeLong(reals, Float.floatToRawIntBits(value));
+        }
+        Block doubleBlock = doubles.build();
+        Block realBlock = reals.build();
+        for (SortOrder order : SortOrder.values()) {
+            for (Map.Entry<Type, Block> values : Map.<Type, Block>of(DOUBLE, doubleBlock, REAL, realBlock).entrySet()) {
+                KeyComparator comparator = KeyComparators.create(values.getKey(), order, TYPE_OPERATORS);
+                Block block = values.getValue();
+                assertThat(comparator.compare(block, 0, block, 1)).as("%s %s: 0.0 and -0.0", values.getKey(), order).isZero();
+                assertThat(comparator.compare(block, 1, block, 0)).as("%s %s: -0.0 and 0.0", values.getKey(), order).isZero();
+                assertThat(comparator.compare(block, 2, block, 3)).as("%s %s: two NaNs", values.getKey(), order).isZero();
+                assertThat(comparator.compare(block, 0, block, 2)).as("%s %s: 0.0 and NaN", values.getKey(), order).isNotZero();
+                if (comparator.hasNormalizedKey()) {
+                    assertThat(comparator.normalizedKey(block, 0)).isEqualTo(comparator.normalizedKey(block, 1));
                 }
             }
         }

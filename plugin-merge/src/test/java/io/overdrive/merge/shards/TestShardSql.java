@@ -69,7 +69,7 @@ class TestShardSql
         assertThat(ShardValues.literal(REAL, (long) Float.floatToRawIntBits(1.5f))).isEqualTo("CAST('1.5' AS real)");
         assertThat(ShardValues.literal(createDecimalType(12, 2), 12345L)).isEqualTo("CAST('123.45' AS decimal(12,2))");
         assertThat(ShardValues.literal(createDecimalType(30, 3), Int128.valueOf(-1234567L))).isEqualTo("CAST('-1234.567' AS decimal(30,3))");
-        assertThat(ShardValues.literal(TIMESTAMP_MICROS, 1_000_123L)).isEqualTo("CAST('1970-01-01 00:00:01.000123' AS timestamp(6))");
+        assertThat(ShardValues.literal(TIMESTAMP_MICROS, 1_000_123L)).isEqualTo("CAST('1970-01-01 00:00:01.000123000000' AS timestamp(6))");
     }
 
     @Test
