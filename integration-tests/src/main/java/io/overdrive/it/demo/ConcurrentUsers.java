@@ -3,7 +3,13 @@ package io.overdrive.it.demo;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.TrinoProcessCluster;
 
+import io.trino.jdbc.QueryStats;
+import io.trino.jdbc.TrinoResultSet;
+
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -81,12 +87,20 @@ final class ConcurrentUsers
         }
     }
 
-    /** One query run by one user: how long it took (as the client saw it) and whether its rows were the reference's. */
-    record QueryRun(int user, String query, long millis, boolean matches, String error)
+    /**
+     * One query run by one user: how long it took (as the client saw it), the CPU time Trino counted for it over every
+     * node (-1 where the driver gave none, as for a failed query) and whether its rows were the reference's.
+     */
+    record QueryRun(int user, String query, long millis, long cpuMillis, boolean matches, String error)
     {
         QueryRun
         {
             requireNonNull(query, "query is null");
+        }
+
+        QueryRun(int user, String query, long millis, boolean matches, String error)
+        {
+            this(user, query, millis, -1, matches, error);
         }
     }
 
@@ -173,18 +187,32 @@ final class ConcurrentUsers
                     long startNanos = System.nanoTime();
                     String error = null;
                     boolean matches;
-                    try {
-                        matches = ResultRows.same(TrinoProcessCluster.query(connection, query.sql(schema)), reference.get(query.name()));
+                    long cpuMillis = -1;
+                    String sql = query.sql(schema);
+                    try (Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
+                        matches = ResultRows.same(TrinoProcessCluster.rows(resultSet), reference.get(query.name()));
+                        cpuMillis = cpuMillis(resultSet);
                     }
-                    catch (RuntimeException e) {
+                    catch (SQLException | RuntimeException e) {
                         matches = false;
-                        error = e.getMessage();
+                        error = "Query failed: " + sql + ": " + e.getMessage();
                     }
-                    runs.add(new QueryRun(user, query.name(), (System.nanoTime() - startNanos) / 1_000_000, matches, error));
+                    runs.add(new QueryRun(user, query.name(), (System.nanoTime() - startNanos) / 1_000_000, cpuMillis, matches, error));
                     done.incrementAndGet();
                 }
             }
         }
         return runs;
+    }
+
+    // the CPU time of the query's last stats, read once every row is: the driver's final response, the query finished
+    private static long cpuMillis(ResultSet resultSet)
+            throws SQLException
+    {
+        if (!resultSet.isWrapperFor(TrinoResultSet.class)) {
+            return -1;
+        }
+        QueryStats stats = resultSet.unwrap(TrinoResultSet.class).getStats();
+        return stats == null ? -1 : stats.getCpuTimeMillis();
     }
 }

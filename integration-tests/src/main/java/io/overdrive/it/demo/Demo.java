@@ -92,14 +92,14 @@ public final class Demo
                   storage:   %s, %s
                   Trino:     %s, coordinator + 2 workers (3 JVMs), Overdrive plugins installed from their zips
                   data:      TPC-H %s in %s tables (Parquet) on %s
-                  workload:  %d concurrent users, each with its own connection, %d TPC-H queries each
+                  workload:  %d concurrent users, each with its own connection, %d TPC-H queries each; %s
                   scenarios: %s
                   catalogs:  %s = stock %s connector; %s = stock %s connector + Trino's fs.cache (%s per worker)%s;
                              %s = %s, shipped defaults, cache %s per worker
                   work dir:  %s
 
                 """, storageName(options), options.storage(), ProjectLayout.TRINO_VERSION, options.scale(), format.displayName(), storageName(options), options.users(),
-                DemoQueries.ALL.size(), options.scenarioList(), format.stockCatalog(), format.displayName(), TRINO_CACHE, format.displayName(), options.cacheSizeProperty(),
+                DemoQueries.ALL.size(), rounds(options), options.scenarioList(), format.stockCatalog(), format.displayName(), TRINO_CACHE, format.displayName(), options.cacheSizeProperty(),
                 options.storageKind() == DemoStorage.Kind.HDFS ? " + HDFS's own hedged reads (%d ms)".formatted(options.hdfsHedgeThreshold().toMillis()) : "",
                 OVERDRIVE, format.overdriveConnector(), options.cacheSizeProperty(), options.work());
 
@@ -147,13 +147,15 @@ public final class Demo
                 String subtitle = "%s: %d users, TPC-H %s in %s tables; %s: %s".formatted(String.join(" vs ", catalogs.names()), options.users(), options.scale(),
                         format.displayName(), storageName(options), options.storage());
                 Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
-                System.out.printf("%n%s%n%s%n", report.table(), report.scoreboard());
+                System.out.printf("%n%s%n%s%n%s%n%n", report.table(), report.scoreboard(), report.cpuBound());
                 System.out.printf("""
                         Storage bytes and requests: counted by %s as it serves them (metadata and footers included).
+                        CPU time: Trino's own count per query over every node (the JDBC driver's query stats). Host CPU: this
+                        machine's CPUs busy over each phase; a phase at 90%% or more is CPU-bound.
                         Cache figures: Overdrive's MBeans and Trino's AlluxioCacheStats on the Trino nodes, over JMX.
                         Times are wall clock as each user's JDBC client saw them, on a shared 2-core machine: read them as
                         indications; ./overdrive bench all runs every scenario (docs/benchmarks.md).
-                        Report (charts and every run beside it): %s
+                        Report (charts; every run, phase and ratio as CSV beside it): %s
                         Demo finished in %.0fs.
                         """, storage.counter(), file, seconds(demoStart));
                 if (options.serve()) {
@@ -288,6 +290,13 @@ public final class Demo
         }
     }
 
+    private static String rounds(DemoOptions options)
+    {
+        return options.rounds() == 1
+                ? "1 round (--rounds 1: no interval over rounds; --rounds 5 gives one)"
+                : "%d rounds (every measured phase %d times)".formatted(options.rounds(), options.rounds());
+    }
+
     private static String storageName(DemoOptions options)
     {
         return switch (options.storageKind()) {
@@ -312,7 +321,7 @@ public final class Demo
         return """
                 # Overdrive demo report
 
-                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog.
+                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog, %s.
                 Table format: **%s** (`--format %s`): %s.
                 Storage: %s on loopback%s; %s; in the slow-node scenario %s.
                 Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
@@ -326,9 +335,10 @@ public final class Demo
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
-                the order A B C, then C B A. Every user's query is timed as its JDBC client sees it and its rows compared with stock %s's.
+                the order A B C, then C B A; round after round that order rotates and reverses, so that each catalog runs first and
+                last equally often, and every cold phase's round starts on empty caches. Every user's query is timed as its JDBC client sees it and its rows compared with stock %s's.
                 %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), format.displayName(), DemoReport.bytes(lake.bytes()), TABLES.size(),
-                options.warmPasses(), format.displayName(), format.id(), format.description(), storage.description(),
+                options.warmPasses(), rounds(options), format.displayName(), format.id(), format.description(), storage.description(),
                 options.storageKind() == DemoStorage.Kind.HDFS ? ", replication 3" : "", options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 System.getProperty("java.runtime.version"), format.stockCatalog(), format.displayName(), TRINO_CACHE, format.displayName(), options.cacheSizeProperty(),

@@ -35,6 +35,7 @@ record DemoOptions(
         long storageBandwidth,
         Duration slowDataNode,
         int warmPasses,
+        int rounds,
         long cacheSize,
         Duration hdfsHedgeThreshold,
         long seed,
@@ -46,6 +47,8 @@ record DemoOptions(
      * from 10 ms to 2 s that {@code ./overdrive bench hedge} swept for stock Trino on the scoreboard's storage.
      */
     static final Duration BEST_HDFS_HEDGE_THRESHOLD = Duration.ofMillis(50);
+
+    static final int MAX_ROUNDS = 100;
 
     // also printed by ./overdrive demo --help without building anything
     static final String USAGE = readUsage();
@@ -87,6 +90,9 @@ record DemoOptions(
         if (warmPasses < 1) {
             throw new IllegalArgumentException("--warm-passes must be at least 1");
         }
+        if (rounds < 1 || rounds > MAX_ROUNDS) {
+            throw new IllegalArgumentException("--rounds must be between 1 and %d, not %d".formatted(MAX_ROUNDS, rounds));
+        }
     }
 
     private static String readUsage()
@@ -116,6 +122,7 @@ record DemoOptions(
         long storageBandwidth = 64L << 20;
         Duration slowDataNode = Duration.ofMillis(1000);
         int warmPasses = 2;
+        int rounds = 1;
         long cacheSize = 64L << 20;
         Duration hdfsHedgeThreshold = BEST_HDFS_HEDGE_THRESHOLD;
         long seed = 1;
@@ -136,6 +143,7 @@ record DemoOptions(
                 case "--storage-bandwidth" -> storageBandwidth = bandwidth(value(args, ++i, option), option);
                 case "--slow-datanode" -> slowDataNode = duration(value(args, ++i, option), option);
                 case "--warm-passes" -> warmPasses = integer(value(args, ++i, option), option);
+                case "--rounds" -> rounds = integer(value(args, ++i, option), option);
                 case "--cache-size" -> cacheSize = size(value(args, ++i, option), option);
                 case "--hdfs-hedge-threshold" -> hdfsHedgeThreshold = duration(value(args, ++i, option), option);
                 case "--seed" -> seed = integer(value(args, ++i, option), option);
@@ -154,7 +162,7 @@ record DemoOptions(
         repo = repo.toAbsolutePath().normalize();
         work = work == null ? repo.resolve(".demo") : work.toAbsolutePath().normalize();
         report = report == null ? work.resolve("report") : report.toAbsolutePath().normalize();
-        return new DemoOptions(repo, work, report, storageKind, format, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
+        return new DemoOptions(repo, work, report, storageKind, format, scenarios, scale, users, storageLatency, storageBandwidth, slowDataNode, warmPasses, rounds, cacheSize, hdfsHedgeThreshold, seed, overdriveProperties, serve);
     }
 
     static boolean wantsHelp(String... args)

@@ -8,8 +8,22 @@ import java.util.Objects;
 
 import static java.util.Objects.requireNonNull;
 
-/** One catalog's phase of one scenario: query time percentiles (nearest rank), totals and counters. */
-record PhaseSummary(Scenario scenario, String catalog, PhaseResult.Phase phase, List<Long> millis, long wallMillis, ClusterCounters counters, int mismatches, List<String> errors)
+/**
+ * One catalog's phase of one scenario, over every round: query time percentiles (nearest rank), the CPU time Trino
+ * counted per query (the queries it reported it for), totals, counters and the machine's load.
+ */
+record PhaseSummary(
+        Scenario scenario,
+        String catalog,
+        PhaseResult.Phase phase,
+        int rounds,
+        List<Long> millis,
+        List<Long> cpuMillis,
+        long wallMillis,
+        ClusterCounters counters,
+        HostLoad.Window host,
+        int mismatches,
+        List<String> errors)
 {
     PhaseSummary
     {
@@ -17,7 +31,9 @@ record PhaseSummary(Scenario scenario, String catalog, PhaseResult.Phase phase, 
         requireNonNull(catalog, "catalog is null");
         requireNonNull(phase, "phase is null");
         millis = millis.stream().sorted().toList();
+        cpuMillis = cpuMillis.stream().sorted().toList();
         requireNonNull(counters, "counters is null");
+        requireNonNull(host, "host is null");
         errors = List.copyOf(errors);
     }
 
@@ -45,9 +61,12 @@ record PhaseSummary(Scenario scenario, String catalog, PhaseResult.Phase phase, 
                     group.getFirst().scenario(),
                     group.getFirst().catalog(),
                     group.getFirst().phase(),
+                    (int) group.stream().mapToInt(PhaseResult::round).distinct().count(),
                     runs.stream().map(ConcurrentUsers.QueryRun::millis).toList(),
+                    runs.stream().map(ConcurrentUsers.QueryRun::cpuMillis).filter(cpu -> cpu >= 0).toList(),
                     group.stream().mapToLong(PhaseResult::wallMillis).sum(),
                     group.stream().map(PhaseResult::counters).reduce(ClusterCounters.ZERO, ClusterCounters::plus),
+                    group.stream().map(PhaseResult::host).reduce(HostLoad.Window::plus).orElseThrow(),
                     (int) runs.stream().filter(run -> !run.matches()).count(),
                     runs.stream().map(ConcurrentUsers.QueryRun::error).filter(Objects::nonNull).distinct().toList()));
         }
@@ -76,6 +95,18 @@ record PhaseSummary(Scenario scenario, String catalog, PhaseResult.Phase phase, 
     long p95()
     {
         return percentile(millis, 95);
+    }
+
+    /** The CPU time of every query Trino reported it for, added up (0 where none). */
+    long cpuTotal()
+    {
+        return cpuMillis.stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The median CPU time per query, or -1 where Trino reported none. */
+    long cpuMedian()
+    {
+        return cpuMillis.isEmpty() ? -1 : percentile(cpuMillis, 50);
     }
 
     /** Nearest-rank percentile of sorted values: the smallest value with at least {@code percent}% of the values at or below it. */

@@ -71,41 +71,57 @@ final class Scenarios
     {
         for (Scenario scenario : options.scenarios()) {
             System.out.printf("    scenario %s: %s%n", scenario.id(), scenario.description(options.storageKind()));
-            switch (scenario) {
-                case HEALTHY -> {
-                    emptyCaches(scenario);
-                    phase(scenario, COLD, ConcurrentUsers.Mix.STAGGERED);
-                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
+            for (int round = 0; round < options.rounds(); round++) {
+                if (options.rounds() > 1) {
+                    System.out.printf("    %s round %d/%d%n", scenario.id(), round + 1, options.rounds());
                 }
-                case SLOW_NODE -> {
-                    emptyCaches(scenario);
-                    storage.slowNode(options);
-                    try {
-                        phase(scenario, COLD, ConcurrentUsers.Mix.STAGGERED);
-                        phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
-                    }
-                    finally {
-                        storage.healthy(options);
-                    }
+                run(scenario, round);
+            }
+        }
+        return List.copyOf(results);
+    }
+
+    // one round of a scenario: whatever the scenario does before its measured phases (caches emptied before every cold
+    // phase, a scan or a restart before every warm pass after it), then its phases
+    private void run(Scenario scenario, int round)
+            throws InterruptedException
+    {
+        switch (scenario) {
+            case HEALTHY -> {
+                emptyCaches(scenario);
+                phase(scenario, COLD, round, ConcurrentUsers.Mix.STAGGERED);
+                phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED);
+            }
+            case SLOW_NODE -> {
+                emptyCaches(scenario);
+                storage.slowNode(options);
+                try {
+                    phase(scenario, COLD, round, ConcurrentUsers.Mix.STAGGERED);
+                    phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED);
                 }
-                case CONCURRENT_COLD -> {
-                    emptyCaches(scenario);
-                    phase(scenario, COLD, ConcurrentUsers.Mix.SAME_START);
+                finally {
+                    storage.healthy(options);
                 }
-                case SCAN_POLLUTION -> {
-                    fillCaches(scenario);
-                    scans(scenario);
-                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
-                }
-                case RESTART -> {
-                    fillCaches(scenario);
-                    long start = System.nanoTime();
-                    trino.restartWorkers(_ -> {});
-                    Demo.warmUp(trino, catalogs);
-                    note(scenario, "both workers restarted, caches kept on disk, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
-                    phase(scenario, WARM, ConcurrentUsers.Mix.STAGGERED);
-                }
-                case BIG_WORKING_SET -> {
+            }
+            case CONCURRENT_COLD -> {
+                emptyCaches(scenario);
+                phase(scenario, COLD, round, ConcurrentUsers.Mix.SAME_START);
+            }
+            case SCAN_POLLUTION -> {
+                fillCaches(scenario);
+                scans(scenario, round);
+                phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED);
+            }
+            case RESTART -> {
+                fillCaches(scenario);
+                long start = System.nanoTime();
+                trino.restartWorkers(_ -> {});
+                Demo.warmUp(trino, catalogs);
+                note(scenario, "both workers restarted, caches kept on disk, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
+                phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED);
+            }
+            case BIG_WORKING_SET -> {
+                if (round == 0) {
                     long size = Math.max(2L << 20, (lake.bytes() / 2) >> 20 << 20);
                     String property = (size >> 20) + "MB";
                     long start = System.nanoTime();
@@ -118,13 +134,16 @@ final class Scenarios
                     Demo.warmUp(trino, catalogs);
                     cachesFilled = false;
                     note(scenario, "both workers restarted with empty caches of %s each (the tables: %s): %.0f s".formatted(property, DemoReport.bytes(lake.bytes()), seconds(start)));
-                    ConcurrentUsers.Mix skewed = ConcurrentUsers.Mix.skewed(options.seed(), SKEW);
-                    phase(scenario, COLD, skewed);
-                    phase(scenario, WARM, skewed);
                 }
+                else {
+                    // the smaller caches' catalog files stay: only the caches are emptied
+                    emptyCaches(scenario);
+                }
+                ConcurrentUsers.Mix skewed = ConcurrentUsers.Mix.skewed(options.seed(), SKEW);
+                phase(scenario, COLD, round, skewed);
+                phase(scenario, WARM, round, skewed);
             }
         }
-        return List.copyOf(results);
     }
 
     // the workers restart with empty cache directories (Trino's cache has no flush), then every catalog's code is warmed
@@ -170,14 +189,14 @@ final class Scenarios
     }
 
     // the one-off scan: every column of a table larger than the cache, once through each catalog; the rows must agree
-    private void scans(Scenario scenario)
+    private void scans(Scenario scenario, int round)
     {
         String sql = """
                 SELECT count(*), max(orderkey), max(partkey), max(suppkey), max(linenumber), sum(quantity), sum(extendedprice), sum(discount), sum(tax),
                        max(returnflag), max(linestatus), max(shipdate), max(commitdate), max(receiptdate), max(shipinstruct), max(shipmode), max(comment)
                 FROM %s.%s.%s""";
         List<List<Object>> expected = null;
-        for (String catalog : order(scenario, COLD)) {
+        for (String catalog : RoundOrder.of(order(scenario, COLD), round)) {
             ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
             long start = System.nanoTime();
             List<List<Object>> rows = trino.query(sql.formatted(catalog, SCHEMA, SCAN_TABLE));
@@ -195,28 +214,35 @@ final class Scenarios
         }
     }
 
-    // the catalogs take turns: a cold phase in a seeded shuffled order, a warm phase's passes in the order A B C, C B A, ...
-    private void phase(Scenario scenario, PhaseResult.Phase phase, ConcurrentUsers.Mix mix)
+    // the catalogs take turns: a cold phase in a seeded shuffled order, a warm phase's passes in the order A B C, C B A,
+    // ...; from round to round the order rotates and reverses (RoundOrder), so that each catalog is first and last
+    // equally often
+    private void phase(Scenario scenario, PhaseResult.Phase phase, int round, ConcurrentUsers.Mix mix)
             throws InterruptedException
     {
         Map<String, PhaseResult> byCatalog = new LinkedHashMap<>();
         int passes = phase == COLD ? 1 : options.warmPasses();
+        List<String> roundOrder = RoundOrder.of(phase == COLD ? order(scenario, phase) : catalogs.names(), round);
         for (int pass = 0; pass < passes; pass++) {
-            List<String> order = phase == COLD ? order(scenario, phase) : pass % 2 == 0 ? catalogs.names() : catalogs.names().reversed();
+            List<String> order = pass % 2 == 0 ? roundOrder : roundOrder.reversed();
             for (String catalog : order) {
                 settle();
-                String label = "%s %s %s%s".formatted(scenario.id(), catalog, phase.label(), passes > 1 ? " pass %d".formatted(pass + 1) : "");
+                String label = "%s %s %s%s%s".formatted(scenario.id(), catalog, phase.label(), options.rounds() > 1 ? " round %d".formatted(round + 1) : "",
+                        passes > 1 ? " pass %d".formatted(pass + 1) : "");
                 ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
+                HostLoad.Snapshot hostBefore = HostLoad.read();
                 long start = System.nanoTime();
                 // every catalog gets the same passes: the cold pass is pass 0, the warm passes 1, 2, ...
                 List<ConcurrentUsers.QueryRun> runs = users.run(label, catalog + "." + SCHEMA, 1, mix, phase == COLD ? 0 : 1 + pass);
                 long wallMillis = (System.nanoTime() - start) / 1_000_000;
+                HostLoad.Window host = HostLoad.Window.between(hostBefore, HostLoad.read());
                 settle();
-                PhaseResult result = new PhaseResult(scenario, catalog, phase, runs, wallMillis, ClusterCounters.read(storage, trino, catalog).minus(before));
+                PhaseResult result = new PhaseResult(scenario, catalog, phase, round, runs, wallMillis, ClusterCounters.read(storage, trino, catalog).minus(before), host);
                 byCatalog.merge(catalog, result, PhaseResult::plus);
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
-                System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  storage %10s%s%n", scenario.id(), catalog, phase.label(), runs.size(),
-                        wallMillis / 1000.0, summary.p50(), summary.p95(), DemoReport.bytes(result.counters().remoteBytes()),
+                System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  CPU %,6d ms/query  storage %10s  host CPU %s, load %s%s%n",
+                        scenario.id(), catalog, phase.label(), runs.size(), wallMillis / 1000.0, summary.p50(), summary.p95(), summary.cpuMedian(),
+                        DemoReport.bytes(result.counters().remoteBytes()), DemoReport.utilisation(host), DemoReport.load(host),
                         summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK %s %s".formatted(summary.mismatches(), catalogs.stock().toUpperCase(Locale.ROOT), summary.errors()));
             }
         }

@@ -25,6 +25,7 @@ final class TestDemoOptions
         assertThat(options.slowDataNode()).isEqualTo(Duration.ofMillis(1000));
         assertThat(options.storageBandwidth()).isEqualTo(64L << 20);
         assertThat(options.warmPasses()).isEqualTo(2);
+        assertThat(options.rounds()).isEqualTo(1);
         assertThat(options.cacheSize()).isEqualTo(64L << 20);
         assertThat(options.cacheSizeProperty()).isEqualTo("64MB");
         assertThat(options.hdfsHedgeThreshold()).isEqualTo(DemoOptions.BEST_HDFS_HEDGE_THRESHOLD);
@@ -83,7 +84,7 @@ final class TestDemoOptions
     void everyOptionCanBeChangedOrSwitchedOff()
     {
         DemoOptions options = DemoOptions.parse("--repo", "/r", "--work", "/w", "--report", "/out", "--scale", "tiny", "--users", "8",
-                "--storage-latency", "off", "--storage-bandwidth", "off", "--slow-datanode", "0", "--warm-passes", "3", "--scenario", "restart,healthy",
+                "--storage-latency", "off", "--storage-bandwidth", "off", "--slow-datanode", "0", "--warm-passes", "3", "--rounds", "5", "--scenario", "restart,healthy",
                 "--cache-size", "1GB", "--hdfs-hedge-threshold", "2s", "--seed", "7", "--serve",
                 "--overdrive-property", "node-selection.preferred-hosts-count=1", "--overdrive-property", "cache.page-size = 2MB");
         assertThat(options.work()).isEqualTo(Path.of("/w"));
@@ -93,6 +94,7 @@ final class TestDemoOptions
         assertThat(options.storageLatency()).isZero();
         assertThat(options.slowDataNode()).isZero();
         assertThat(options.warmPasses()).isEqualTo(3);
+        assertThat(options.rounds()).isEqualTo(5);
         // in the order bench all runs them, whatever order they were named in
         assertThat(options.scenarios()).containsExactly(Scenario.HEALTHY, Scenario.RESTART);
         assertThat(options.scenarioList()).isEqualTo("healthy, restart");
@@ -132,6 +134,10 @@ final class TestDemoOptions
                 .hasMessage("--scale must be tiny, sf0.1 or sf1, not sf100");
         assertThatThrownBy(() -> DemoOptions.parse("--warm-passes", "0"))
                 .hasMessage("--warm-passes must be at least 1");
+        assertThatThrownBy(() -> DemoOptions.parse("--rounds", "0"))
+                .hasMessage("--rounds must be between 1 and 100, not 0");
+        assertThatThrownBy(() -> DemoOptions.parse("--rounds", "101"))
+                .hasMessage("--rounds must be between 1 and 100, not 101");
         assertThatThrownBy(() -> DemoOptions.parse("--scenario", "healthy,cold"))
                 .hasMessage("--scenario must be all or a comma-separated list of healthy, slow-node, concurrent-cold, scan-pollution, restart, big-working-set, not 'cold'");
         assertThatThrownBy(() -> DemoOptions.parse("--cache-size", "2MB"))
@@ -156,7 +162,7 @@ final class TestDemoOptions
         assertThat(DemoOptions.USAGE)
                 .startsWith("usage: ./overdrive demo [options]")
                 .contains("--storage-latency D", "--storage-bandwidth B", "--slow-datanode D", "--users N", "--scale S",
-                        "--warm-passes N", "--scenario S", "--format F", "--cache-size B", "--hdfs-hedge-threshold D", "--seed N", "--report DIR", "--work DIR", "--serve");
+                        "--warm-passes N", "--rounds N", "--scenario S", "--format F", "--cache-size B", "--hdfs-hedge-threshold D", "--seed N", "--report DIR", "--work DIR", "--serve");
         for (Scenario scenario : Scenario.values()) {
             assertThat(DemoOptions.USAGE).contains(scenario.id());
         }

@@ -71,18 +71,104 @@ final class TestDemoReport
         assertThatThrownBy(() -> report.summary(RESTART, "hive", COLD)).hasMessage("no hive COLD phase in restart");
 
         assertThat(report.table())
-                .contains("| healthy | `hive` | warm | 40 | 1,000 | 1,900 | 20.0 | 200.0 MiB | 20 | - | - | - | yes |")
-                .contains("| healthy | `overdrive` | warm | 40 | 200 | 380 | 4.0 | 0.0 KiB | 2 | 90.0% | 6 / 4 | 8 / 2 / 0 | yes |")
-                .contains("| healthy | `overdrive` | cold | 20 |")
-                .contains("| restart | `trino_cache` | warm | 20 |")
+                .contains("| healthy | `hive` | warm | 1 | 40 | 1,000 | 1,900 | 20.0 | - | - | 200.0 MiB | 5.0 MiB | 20 | 0.5 | - | - | - | - | yes |")
+                .contains("| healthy | `overdrive` | warm | 1 | 40 | 200 | 380 | 4.0 | - | - | 0.0 KiB | 0.0 KiB | 2 | 0.1 | 90.0% | 6 / 4 | 8 / 2 / 0 | - | yes |")
+                .contains("| healthy | `overdrive` | cold | 1 | 20 |")
+                .contains("| restart | `trino_cache` | warm | 1 | 20 |")
                 .contains("NO (1)");
+        assertThat(report.rounds()).isEqualTo(1);
         assertThat(report.scoreboard())
-                .contains("| scenario | phase | overdrive / trino_cache P50 | P95 | storage bytes | overdrive / hive P50 | P95 | storage bytes | goal (against trino_cache) | met? |")
+                .startsWith("Ratios: overdrive's figure over the other catalog's; lower is better. One round gives no interval over rounds")
+                .contains("--rounds 5")
+                .contains("| scenario | phase | figure | overdrive / trino_cache: ratio | 95% interval | verdict | overdrive / hive: ratio | 95% interval | verdict | goal (against trino_cache) | met? |")
+                // one round: bytes have no interval; no CPU time was reported
+                .contains("| healthy | cold | storage bytes | 0.50x | - | - | 0.50x | - | - | - | - |")
+                .contains("| healthy | cold | CPU time | - | - | - | - | - | - | - | - |")
+                .contains("| healthy | warm | storage bytes | 1.00x | - | - | 0.00x | - | - | - | - |")
+                .contains("| restart | warm | storage bytes | inf | - | - | 0.01x | - | - | - | - |")
+                .containsPattern("\\| healthy \\| cold \\| P50 \\| 0\\.80x \\| [0-9.]+-[0-9.]+ \\| [a-z*]+ \\| 0\\.40x \\| [0-9.]+-[0-9.]+ \\| [a-z*]+ \\| - \\| - \\|")
                 // cold is not the healthy scenario's goal phase
-                .contains("| healthy | cold | 0.80x | 0.80x | 0.50x | 0.40x | 0.40x | 0.50x | - | - |")
-                .contains("| healthy | warm | 0.80x | 0.80x | 1.00x | 0.20x | 0.20x | 0.00x | P95 <= 1.0x, bytes <= 1.0x | yes |")
-                .contains("| restart | warm | 0.40x | 0.40x | - | 0.20x | 0.20x | 0.01x | P95 <= 0.7x, bytes <= 1.0x | **no** |")
-                .contains("| all | - | | | | | | | results identical to stock hive | **no** |");
+                .containsPattern("\\| healthy \\| warm \\| P95 \\| 0\\.80x \\| [0-9.]+-[0-9.]+ \\| [a-z*]+ \\| 0\\.20x \\| [0-9.]+-[0-9.]+ \\| [a-z*]+ \\| P95 <= 1\\.0x, bytes <= 1\\.0x \\| yes \\|")
+                .containsPattern("\\| restart \\| warm \\| P95 \\| 0\\.40x \\| .* \\| P95 <= 0\\.7x, bytes <= 1\\.0x \\| \\*\\*no\\*\\* \\|")
+                .contains("| all | - | - | | | | | | | results identical to stock hive | **no** |");
+        // one round: the queries resampled within it, labelled so
+        RatioInterval.Estimate warm = report.estimate(HEALTHY, WARM, "hive", DemoReport.Metric.P95);
+        assertThat(warm.method()).isEqualTo(RatioInterval.Method.QUERIES);
+        assertThat(warm.ratio()).isCloseTo(0.2, within(1e-9));
+        // a fifth of stock hive's time in every run: clearly a win however the queries are drawn
+        assertThat(warm.verdict()).isEqualTo(RatioInterval.Verdict.WIN);
+        assertThat(report.cpuBound()).isEqualTo("Host CPU: unknown (no /proc/stat here).");
+    }
+
+    @Test
+    void roundsGiveIntervalsOverRoundsCpuTimeAndTheMachineLoad(@TempDir Path directory)
+            throws IOException
+    {
+        // three rounds of the healthy warm phase: in every round Overdrive takes half trino_cache's time and a tenth of
+        // hive's, and half trino_cache's CPU; its storage bytes 1, 2 and 3 MiB against trino_cache's 2 MiB each round
+        List<PhaseResult> results = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            long noise = 10L * round;
+            HostLoad.Window host = new HostLoad.Window(1.0 + round, 2.0 + round, round == 1 ? 95 : 50, round == 1 ? 5 : 50);
+            results.add(new PhaseResult(HEALTHY, "hive", WARM, round, runs(200 + noise, 40 + noise), 10_000, counters(20L << 20, 20, 0, 0, 0, 0, 0, 0), host));
+            results.add(new PhaseResult(HEALTHY, "trino_cache", WARM, round, runs(40 + noise, 20 + noise), 3_000, counters(2L << 20, 2, 9, 1, 0, 0, 0, 0), host));
+            results.add(new PhaseResult(HEALTHY, "overdrive", WARM, round, runs(20 + noise / 2, 10 + noise / 2), 2_000, counters((round + 1L) << 20, 1, 9, 1, 0, 0, 4, 0), host));
+        }
+        DemoReport report = new DemoReport(results, LakeFormat.HIVE.catalogs());
+        assertThat(report.rounds()).isEqualTo(3);
+        PhaseSummary overdrive = report.summary(HEALTHY, "overdrive", WARM);
+        assertThat(overdrive.rounds()).isEqualTo(3);
+        assertThat(overdrive.millis()).hasSize(60);
+        assertThat(overdrive.cpuMillis()).hasSize(60);
+        // CPU per run i * (10, 15, 20) over the rounds, i = 1..20: 210 * 45
+        assertThat(overdrive.cpuTotal()).isEqualTo(210 * 45);
+        // busy 50 + 95 + 50 of 300 jiffies
+        assertThat(overdrive.host().utilisation()).isCloseTo(0.65, within(1e-12));
+
+        RatioInterval.Estimate p95 = report.estimate(HEALTHY, WARM, "trino_cache", DemoReport.Metric.P95);
+        assertThat(p95.method()).isEqualTo(RatioInterval.Method.ROUNDS);
+        assertThat(p95.ratio()).isCloseTo(0.5, within(1e-9));
+        assertThat(p95.intervalText()).isEqualTo("0.50-0.50");
+        assertThat(p95.verdict()).isEqualTo(RatioInterval.Verdict.WIN);
+        assertThat(report.estimate(HEALTHY, WARM, "trino_cache", DemoReport.Metric.CPU).intervalText()).isEqualTo("0.50-0.50");
+        RatioInterval.Estimate bytes = report.estimate(HEALTHY, WARM, "trino_cache", DemoReport.Metric.BYTES);
+        // 6 MiB against 6 MiB pooled; rounds drawn: between 1/2 and 3/2
+        assertThat(bytes.ratio()).isEqualTo(1.0);
+        assertThat(bytes.low()).isEqualTo(0.5);
+        assertThat(bytes.high()).isEqualTo(1.5);
+        assertThat(bytes.verdict()).isEqualTo(RatioInterval.Verdict.TIE);
+        assertThat(bytes.roundRatios()).containsExactly(0.5, 1.0, 1.5);
+
+        assertThat(report.scoreboard())
+                .contains("95% interval: bootstrap over the 3 rounds")
+                .doesNotContain("One round")
+                .contains("| healthy | warm | P95 | 0.50x | 0.50-0.50 | **win** |")
+                .contains("| healthy | warm | CPU time | 0.50x | 0.50-0.50 | **win** |")
+                .contains("| healthy | warm | storage bytes | 1.00x | 0.50-1.50 | tie |");
+        assertThat(report.cpuBound()).isEqualTo("CPU-bound phases (host CPU at least 90%; their times say as much about this machine's cores as about the catalogs): "
+                + "healthy hive warm round 2 (95%), healthy trino_cache warm round 2 (95%), healthy overdrive warm round 2 (95%).");
+        assertThat(report.table()).contains("| healthy | `overdrive` | warm | 3 | 60 |").contains("| 65% | yes |");
+        assertThat(report.load()).contains("| healthy | `hive` | warm | 2 | 2.00 | 3.00 | 95% | **yes** |");
+        assertThat(report.perRound()).contains("| healthy | warm | storage bytes | `trino_cache` | 0.50x | 1.00x | 1.50x |");
+
+        report.write(directory, "# header\n", "subtitle", DemoQueries.ALL);
+        List<String> summary = Files.readAllLines(directory.resolve("summary.csv"));
+        assertThat(summary.getFirst()).isEqualTo("scenario,phase,metric,catalog,anchor,ratio,low,high,verdict,rounds,method");
+        assertThat(summary).contains(
+                "healthy,warm,p95,overdrive,trino_cache,0.5000,0.5000,0.5000,win,3,rounds",
+                "healthy,warm,storage_bytes,overdrive,trino_cache,1.0000,0.5000,1.5000,tie,3,rounds");
+        // 4 figures against 2 anchors
+        assertThat(summary).hasSize(1 + 8);
+        List<String> phases = Files.readAllLines(directory.resolve("phases.csv"));
+        assertThat(phases.getFirst()).isEqualTo("scenario,catalog,phase,round,queries,wall_millis,cpu_millis,storage_bytes,storage_requests,load_start,load_end,cpu_utilisation,cpu_bound");
+        assertThat(phases).hasSize(1 + 9).contains("healthy,overdrive,warm,2,20,2000,%d,%d,1,2.00,3.00,0.9500,true".formatted(210 * 15, 2L << 20));
+        List<String> runs = Files.readAllLines(directory.resolve("runs.csv"));
+        assertThat(runs.getFirst()).isEqualTo("scenario,catalog,phase,round,user,query,millis,cpu_millis,same_rows_as_hive");
+        assertThat(runs).contains("healthy,overdrive,warm,3,1,Q1,30,20,true");
+        assertThat(Files.readString(directory.resolve("report.md")))
+                .contains("### Each round's own ratio")
+                .contains("## Machine load per phase")
+                .contains(report.load());
     }
 
     @Test
@@ -142,8 +228,12 @@ final class TestDemoReport
         }
         List<String> csv = Files.readAllLines(directory.resolve("report/runs.csv"));
         assertThat(csv).hasSize(1 + 3 * (20 + 40) + 3 * 20);
-        assertThat(csv.getFirst()).isEqualTo("scenario,catalog,phase,user,query,millis,same_rows_as_hive");
-        assertThat(csv).contains("healthy,overdrive,cold,1,Q1,40,false");
+        assertThat(csv.getFirst()).isEqualTo("scenario,catalog,phase,round,user,query,millis,cpu_millis,same_rows_as_hive");
+        // no CPU time reported: an empty field
+        assertThat(csv).contains("healthy,overdrive,cold,1,1,Q1,40,,false");
+        assertThat(directory.resolve("report/summary.csv")).exists();
+        assertThat(directory.resolve("report/phases.csv")).exists();
+        assertThat(markdown).contains("Every ratio with its interval: `summary.csv`.").doesNotContain("Each round's own ratio");
     }
 
     @Test
@@ -159,14 +249,14 @@ final class TestDemoReport
         assertThat(report.p95Ratio(HEALTHY, WARM, "iceberg")).isCloseTo(0.2, within(1e-9));
         assertThat(report.table())
                 .contains("| same rows as iceberg |")
-                .contains("| healthy | `iceberg` | warm | 40 | 1,000 | 1,900 | 20.0 | 200.0 MiB | 20 | - | - | - | yes |");
+                .contains("| healthy | `iceberg` | warm | 1 | 40 | 1,000 | 1,900 | 20.0 | - | - | 200.0 MiB | 5.0 MiB | 20 | 0.5 | - | - | - | - | yes |");
         assertThat(report.scoreboard())
-                .contains("| scenario | phase | overdrive / trino_cache P50 | P95 | storage bytes | overdrive / iceberg P50 | P95 | storage bytes | goal (against trino_cache) | met? |")
-                .contains("| healthy | warm | 0.80x | 0.80x | 1.00x | 0.20x | 0.20x | 0.00x | P95 <= 1.0x, bytes <= 1.0x | yes |")
-                .contains("| all | - | | | | | | | results identical to stock iceberg | **no** |")
+                .contains("| scenario | phase | figure | overdrive / trino_cache: ratio | 95% interval | verdict | overdrive / iceberg: ratio | 95% interval | verdict | goal (against trino_cache) | met? |")
+                .contains("| healthy | warm | storage bytes | 1.00x | - | - | 0.00x | - | - | - | - |")
+                .contains("| all | - | - | | | | | | | results identical to stock iceberg | **no** |")
                 .doesNotContain("hive");
         report.write(directory, "# header\n", "iceberg vs trino_cache vs overdrive", DemoQueries.ALL);
-        assertThat(Files.readAllLines(directory.resolve("runs.csv")).getFirst()).isEqualTo("scenario,catalog,phase,user,query,millis,same_rows_as_iceberg");
+        assertThat(Files.readAllLines(directory.resolve("runs.csv")).getFirst()).isEqualTo("scenario,catalog,phase,round,user,query,millis,cpu_millis,same_rows_as_iceberg");
         assertThat(Files.readString(directory.resolve("report.md"))).contains("## Scoreboard: overdrive against trino_cache (Trino's own cache) and iceberg (stock)");
     }
 
@@ -195,6 +285,16 @@ final class TestDemoReport
         for (int i = 1; i <= 20; i++) {
             boolean failed = firstFails && i == 1;
             runs.add(new QueryRun(0, DemoQueries.ALL.get((i - 1) % DemoQueries.ALL.size()).name(), i * step, !failed, failed ? "Query failed: boom" : null));
+        }
+        return runs;
+    }
+
+    // 20 runs of i * step ms and i * cpuStep ms of CPU, i = 1..20
+    private static List<QueryRun> runs(long step, long cpuStep)
+    {
+        List<QueryRun> runs = new ArrayList<>();
+        for (int i = 1; i <= 20; i++) {
+            runs.add(new QueryRun(0, DemoQueries.ALL.get((i - 1) % DemoQueries.ALL.size()).name(), i * step, i * cpuStep, true, null));
         }
         return runs;
     }
