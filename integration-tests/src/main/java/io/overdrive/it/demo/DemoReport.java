@@ -28,6 +28,8 @@ final class DemoReport
     // scenario's fault is what Overdrive's features are for
     static final double GOAL = 1.0;
     static final double STRICT_GOAL = 0.7;
+    // below this many rounds a bootstrap over rounds has too few distinct resamples to trust its interval
+    static final int FEW_ROUNDS = 5;
 
     /** What the scoreboard compares, each as Overdrive's over an anchor's. */
     enum Metric
@@ -253,7 +255,10 @@ final class DemoReport
         String verdicts = "Verdict: win where the whole interval is below 1, loss where it is above 1, tie where it contains 1.";
         if (rounds > 1) {
             return ("95%% interval: bootstrap over the %d rounds (rounds resampled with replacement, the pooled ratio recomputed, %,d resamples, "
-                    + "fixed seed, percentile interval). %s").formatted(rounds, RatioInterval.RESAMPLES, verdicts);
+                    + "fixed seed, percentile interval). %s%s").formatted(rounds, RatioInterval.RESAMPLES, verdicts, rounds < FEW_ROUNDS
+                    ? " With fewer than %d rounds the rounds can be drawn in only a few ways, so the interval is narrower than it should be: read it as an indication, and use --rounds %d or more for a claim."
+                            .formatted(FEW_ROUNDS, FEW_ROUNDS)
+                    : "");
         }
         return ("One round gives no interval over rounds: these intervals resample each catalog's runs within each query of the one round "
                 + "(%,d resamples, fixed seed), which leaves out what changes from round to round, and storage bytes have none. "
@@ -273,6 +278,10 @@ final class DemoReport
         }
         if (bound.isEmpty()) {
             return "CPU-bound phases (host CPU at least %.0f%%): none.".formatted(100 * HostLoad.CPU_BOUND);
+        }
+        if (bound.size() == results.size() && bound.size() > 1) {
+            return "CPU-bound phases (host CPU at least %.0f%%): every one of the %d, so the times say as much about this machine's cores as about the catalogs."
+                    .formatted(100 * HostLoad.CPU_BOUND, bound.size());
         }
         return "CPU-bound phases (host CPU at least %.0f%%; their times say as much about this machine's cores as about the catalogs): %s."
                 .formatted(100 * HostLoad.CPU_BOUND, String.join(", ", bound));
@@ -477,9 +486,8 @@ final class DemoReport
                     ## Scoreboard: %s against %s (Trino's own cache) and %s (stock)
 
                     %s
-                    Ratios: %s's figure over the other catalog's, below 1 better for %s; P50 and P95 over every round's queries
-                    pooled, CPU time: Trino's CPU time of every query added up (the same queries for every catalog), storage bytes:
-                    what storage served over the phase. Goals: warm P95 (concurrent-cold: its cold P95)
+                    P50 and P95: over every round's queries pooled; CPU time: Trino's CPU time of every query added up (the same
+                    queries for every catalog); storage bytes: what storage served over the phase. Goals: warm P95 (concurrent-cold: its cold P95)
                     at most %.1fx %s's in every scenario and at most %.1fx where the scenario's fault is what the features are for
                     (slow-node, concurrent-cold, scan-pollution, restart); storage bytes no more than %s's.
                     Every ratio with its interval: `summary.csv`.
@@ -505,7 +513,7 @@ final class DemoReport
 
                     %s
                     Every query run: `runs.csv`.
-                    """.formatted(header, overdrive, trinoCache, stock, scoreboard(), overdrive, overdrive, GOAL, trinoCache, STRICT_GOAL, trinoCache,
+                    """.formatted(header, overdrive, trinoCache, stock, scoreboard(), GOAL, trinoCache, STRICT_GOAL, trinoCache,
                     rounds() > 1 ? "\n### Each round's own ratio\n\n" + perRound() : "",
                     table(), 100 * HostLoad.CPU_BOUND, cpuBound(), load(), perQuery(queries), charts);
             Path file = directory.resolve("report.md");

@@ -240,8 +240,8 @@ final class Scenarios
                 PhaseResult result = new PhaseResult(scenario, catalog, phase, round, runs, wallMillis, ClusterCounters.read(storage, trino, catalog).minus(before), host);
                 byCatalog.merge(catalog, result, PhaseResult::plus);
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
-                System.out.printf("      %-16s %-11s %-4s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  CPU %,6d ms/query  storage %10s  host CPU %s, load %s%s%n",
-                        scenario.id(), catalog, phase.label(), runs.size(), wallMillis / 1000.0, summary.p50(), summary.p95(), summary.cpuMedian(),
+                System.out.printf("      %-16s %-11s %-4s%s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  CPU %,6d ms/query  storage %10s  host CPU %s, load %s%s%n",
+                        scenario.id(), catalog, phase.label(), options.rounds() > 1 ? " r%d".formatted(round + 1) : "", runs.size(), wallMillis / 1000.0, summary.p50(), summary.p95(), summary.cpuMedian(),
                         DemoReport.bytes(result.counters().remoteBytes()), DemoReport.utilisation(host), DemoReport.load(host),
                         summary.mismatches() == 0 ? "" : "  %d RESULTS DIFFER FROM STOCK %s %s".formatted(summary.mismatches(), catalogs.stock().toUpperCase(Locale.ROOT), summary.errors()));
             }

@@ -145,9 +145,17 @@ final class TestDemoReport
                 .contains("| healthy | warm | P95 | 0.50x | 0.50-0.50 | **win** |")
                 .contains("| healthy | warm | CPU time | 0.50x | 0.50-0.50 | **win** |")
                 .contains("| healthy | warm | storage bytes | 1.00x | 0.50-1.50 | tie |");
+        assertThat(report.scoreboard()).contains("With fewer than 5 rounds the rounds can be drawn in only a few ways");
         assertThat(report.cpuBound()).isEqualTo("CPU-bound phases (host CPU at least 90%; their times say as much about this machine's cores as about the catalogs): "
                 + "healthy hive warm round 2 (95%), healthy trino_cache warm round 2 (95%), healthy overdrive warm round 2 (95%).");
         assertThat(report.table()).contains("| healthy | `overdrive` | warm | 3 | 60 |").contains("| 65% | yes |");
+        List<PhaseResult> busy = results.stream()
+                .map(result -> new PhaseResult(result.scenario(), result.catalog(), result.phase(), result.round(), result.runs(), result.wallMillis(), result.counters(),
+                        new HostLoad.Window(1, 1, 99, 1)))
+                .toList();
+        assertThat(new DemoReport(busy, LakeFormat.HIVE.catalogs()).cpuBound()).startsWith("CPU-bound phases (host CPU at least 90%): every one of the 9,");
+        assertThat(new DemoReport(results.stream().filter(result -> result.round() != 1).toList(), LakeFormat.HIVE.catalogs()).cpuBound())
+                .isEqualTo("CPU-bound phases (host CPU at least 90%): none.");
         assertThat(report.load()).contains("| healthy | `hive` | warm | 2 | 2.00 | 3.00 | 95% | **yes** |");
         assertThat(report.perRound()).contains("| healthy | warm | storage bytes | `trino_cache` | 0.50x | 1.00x | 1.50x |");
 
