@@ -88,7 +88,7 @@ class TestHedgedReadsMultiProcess
         sharedOnS3.put("hedged-read.threadpool-size", "0");
         // When every replica fails a read, HDFS's client tries the block 3 times and waits between tries a random part of
         // 3 s times the try (its dfs.client.retry.window.base): about 20 s before a query over the failing files fails.
-        // 100 ms in the catalogs that every-replica-failing queries, which fail the same way, only sooner
+        // 100 ms in the catalogs everyReplicaFailingFailsTheQueryNamingTheFile queries: they fail the same way, only sooner
         Map<String, String> failFast = new LinkedHashMap<>(hive);
         failFast.put("hive.config.resources", writeRetryWindow(TestingHdfs.workDirectory().resolve("hedged-reads-hdfs-site.xml")).toString());
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("hedged-reads"))
