@@ -55,9 +55,20 @@ public abstract class ClusterScenarios
             "SELECT c.mktsegment, count(*), max(o.totalprice) FROM %1$s.scenarios.orders o JOIN %1$s.scenarios.customer c ON o.custkey = c.custkey GROUP BY 1 ORDER BY 1",
             "SELECT count(*), min(orderkey), max(orderkey), sum(custkey) FROM %s.scenarios.orders WHERE orderdate >= DATE '1995-01-01'");
     private static final String LINEITEM_QUERY = "SELECT returnflag, linestatus, count(*), sum(quantity), sum(extendedprice) FROM overdrive.%s GROUP BY 1, 2 ORDER BY 1, 2";
+    /**
+     * The coordinator's {@code config.properties} entries on top of a node's usual ones: it gives up on a worker that
+     * stopped answering after 10 s instead of Trino's default minute. A query with a task on the killed worker then
+     * fails (and the users' next query runs) 10 s after the kill, not a minute; so does the count of active nodes, which
+     * is itself a query that may have a task there. Loopback refuses a dead worker's connections at once, so nothing
+     * else fails for it.
+     */
+    public static final Map<String, String> COORDINATOR_PROPERTIES = Map.of(
+            "query.remote-task.max-error-duration", "10s",
+            "exchange.max-error-duration", "10s");
 
     private ScenarioCluster cluster;
     private String s3Table;
+    private Instant s3TableWritten;
 
     /**
      * Starts the cluster with the catalogs {@code catalogs} gives for its storage (name to properties,
@@ -116,6 +127,10 @@ public abstract class ClusterScenarios
         execute("CREATE TABLE hive.scenarios.orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderpriority']) AS " +
                 "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
         execute("CREATE TABLE hive.scenarios.customer WITH (format = 'ORC') AS SELECT * FROM tpch.tiny.customer");
+        // the S3 table now, so that it is old enough for the caches by the time the S3 scenarios read it
+        execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
+                .formatted(S3_BUCKET, System.nanoTime()));
+        s3TableWritten = Instant.now();
     }
 
     @AfterAll
@@ -186,18 +201,15 @@ public abstract class ClusterScenarios
     }
 
     /**
-     * A table in the S3 server's bucket, created on first use; an external one, as the metastore stays on HDFS and Trino's
-     * file metastore reads a managed table from under its own directory.
+     * The table in the S3 server's bucket, created with the others; an external one, as the metastore stays on HDFS and
+     * Trino's file metastore reads a managed table from under its own directory.
      */
     private String s3Table()
     {
         if (s3Table == null) {
-            execute("CREATE TABLE hive.scenarios.lineitem_s3 WITH (format = 'PARQUET', external_location = 's3://%s/scenarios-%s/lineitem') AS SELECT * FROM tpch.tiny.lineitem"
-                    .formatted(S3_BUCKET, System.nanoTime()));
-            Instant written = Instant.now();
             assertThat(query("SELECT DISTINCT substr(\"$path\", 1, 5) FROM hive.scenarios.lineitem_s3")).containsExactly(List.of("s3://"));
             // the caches keep an S3 object once it is cache.min-file-age old
-            TestingS3.awaitCacheable(written);
+            TestingS3.awaitCacheable(s3TableWritten);
             s3Table = "scenarios.lineitem_s3";
         }
         return s3Table;

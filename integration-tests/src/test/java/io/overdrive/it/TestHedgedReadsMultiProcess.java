@@ -16,6 +16,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -85,13 +86,18 @@ class TestHedgedReadsMultiProcess
         // shared scans on S3 without hedging, so that the bytes S3 sends are the scans' own
         Map<String, String> sharedOnS3 = withPageCache(hiveOnS3, TestingHdfs.workDirectory().resolve("hedged-reads-cache-s3"));
         sharedOnS3.put("hedged-read.threadpool-size", "0");
+        // When every replica fails a read, HDFS's client tries the block 3 times and waits between tries a random part of
+        // 3 s times the try (its dfs.client.retry.window.base): about 20 s before a query over the failing files fails.
+        // 100 ms in the catalogs everyReplicaFailingFailsTheQueryNamingTheFile queries: they fail the same way, only sooner
+        Map<String, String> failFast = new LinkedHashMap<>(hive);
+        failFast.put("hive.config.resources", writeRetryWindow(TestingHdfs.workDirectory().resolve("hedged-reads-hdfs-site.xml")).toString());
         cluster = TrinoProcessCluster.builder(ProjectLayout.fromSystemProperty(), TestingHdfs.workDirectory().resolve("hedged-reads"))
                 .workers(1)
                 .heapSize("900m")
                 .catalog("hive", "hive", hive)
-                .catalog("native", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "native", "50ms", "1"))
-                .catalog("wrapper", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "50ms", "1"))
-                .catalog("adaptive", "overdrive_hive", withHedgedReads(hive, POOL_SIZE, "wrapper", "adaptive", Double.toString(ADAPTIVE_MAX_RATIO)))
+                .catalog("native", "overdrive_hive", withHedgedReads(failFast, POOL_SIZE, "native", "50ms", "1"))
+                .catalog("wrapper", "overdrive_hive", withHedgedReads(failFast, POOL_SIZE, "wrapper", "50ms", "1"))
+                .catalog("adaptive", "overdrive_hive", withHedgedReads(failFast, POOL_SIZE, "wrapper", "adaptive", Double.toString(ADAPTIVE_MAX_RATIO)))
                 // only the switch: HDFS's own hedging at the default threshold, adaptive
                 .catalog(DEFAULTS, "overdrive_hive", withPool(hive))
                 // the page cache on, shared scans with their defaults
@@ -111,6 +117,23 @@ class TestHedgedReadsMultiProcess
         cluster.execute("CREATE SCHEMA hive_s3.hedge");
         cluster.execute("CREATE TABLE hive_s3.hedge.scan_lineitem WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.lineitem");
         s3TableWritten = Instant.now();
+    }
+
+    private static Path writeRetryWindow(Path file)
+    {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, """
+                    <?xml version="1.0"?>
+                    <configuration>
+                      <property><name>dfs.client.retry.window.base</name><value>100</value></property>
+                    </configuration>
+                    """);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
     }
 
     private static Map<String, String> withPool(Map<String, String> catalog)

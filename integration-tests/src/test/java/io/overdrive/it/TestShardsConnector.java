@@ -13,7 +13,11 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.math.BigDecimal;
 import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -23,6 +27,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
@@ -36,7 +41,10 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * The {@code overdrive_shards} connector against three real Trino shard clusters, each holding a key range of TPC-H
  * {@code orders} and {@code lineitem} in its memory catalog, and a coordinator with shards catalogs: every result
  * equals the same query over the local TPC-H table (the union of the shards' data); EXPLAIN shows the pushdowns; a
- * shard down, a slow replica, a column type mismatch and a cancelled query behave as documented.
+ * shard down, a slow replica, a column type mismatch and a cancelled query behave as documented. On the same shards,
+ * the harness of the shards tests and benchmark: the shard clusters (single-node Trino servers with the stock
+ * {@code memory} and {@code tpch} connectors), a TPC-H table split over them by key range, and the slow/refusing TCP
+ * proxy in front of a shard, through which Trino's client protocol (JDBC) still works.
  */
 @TestInstance(PER_CLASS)
 class TestShardsConnector
@@ -78,25 +86,6 @@ class TestShardsConnector
         ProjectLayout layout = ProjectLayout.fromSystemProperty();
         log("starting 3 shard clusters");
         shards = ShardClusters.builder(layout, TestingHdfs.workDirectory().resolve("shards")).shards(3).heapSize("1g").start();
-        orderRanges = shards.loadSplit("tpch.tiny.orders", "orderkey", "memory.shard.orders");
-        shards.loadSplit("tpch.tiny.lineitem", "orderkey", "memory.shard.lineitem");
-        // the same table, but shard 3 has another type for one column
-        shards.execute(1, "CREATE TABLE memory.shard.typed AS SELECT 1 AS id, BIGINT '5' AS amount");
-        shards.execute(2, "CREATE TABLE memory.shard.typed AS SELECT 2 AS id, BIGINT '6' AS amount");
-        shards.execute(3, "CREATE TABLE memory.shard.typed AS SELECT 3 AS id, VARCHAR '7' AS amount");
-
-        // aggregation edge cases spread over the shards, and random rows (with a copy of all rows on the coordinator)
-        loadEverywhere("edge", EDGE_COLUMNS, EDGE_ROWS);
-        differential = new AggregateDifferential(Long.getLong("overdrive.shards.seed", AggregateDifferential.DEFAULT_SEED), 600, shards.size());
-        Map<Integer, List<String>> randomRows = new LinkedHashMap<>();
-        shards.numbers().forEach(shard -> randomRows.put(shard, differential.rowsOf(shard)));
-        loadEverywhere("mixed", differential.columnDefinitions(), randomRows);
-        // random rows of every other served type
-        types = new TypesDifferential(differential.seed(), 240, shards.size());
-        Map<Integer, List<String>> typedRows = new LinkedHashMap<>();
-        shards.numbers().forEach(shard -> typedRows.put(shard, types.rowsOf(shard)));
-        loadEverywhere("types", types.columnDefinitions(), typedRows);
-
         // shard 1's first replica answers only after the test (10 minutes late): the hedge to its second replica, the
         // same shard directly, always wins; its second replica is the same shard, directly
         slowReplica = SlowProxy.start(shards.httpUri(1));
@@ -104,8 +93,9 @@ class TestShardsConnector
         deadShard = "http://127.0.0.1:%s/memory/shard".formatted(closedPort());
         String twoLive = shards.uris(List.of(1, 2), "memory", "shard");
 
+        // the coordinator starts while the shards load their tables: its catalogs only name the shards
         log("starting the coordinator");
-        coordinator = TrinoProcessCluster.builder(layout, TestingHdfs.workDirectory().resolve("shards-coordinator"))
+        CompletableFuture<TrinoProcessCluster> coordinatorStart = CompletableFuture.supplyAsync(() -> TrinoProcessCluster.builder(layout, TestingHdfs.workDirectory().resolve("shards-coordinator"))
                 .workers(0)
                 .heapSize("1500m")
                 .coordinatorProperty("node-scheduler.include-coordinator", "true")
@@ -123,7 +113,31 @@ class TestShardsConnector
                         "shards.replicas.1", shards.uri(1, "memory", "shard"),
                         "shards.hedge-delay", "200ms"))
                 .catalog("shards_big", "overdrive_shards", Map.of("shards.uris", shards.uris(shards.numbers(), "tpch", "sf100")))
-                .start();
+                .start());
+        try {
+            orderRanges = shards.loadSplit("tpch.tiny.orders", "orderkey", "memory.shard.orders");
+            shards.loadSplit("tpch.tiny.lineitem", "orderkey", "memory.shard.lineitem");
+            // the same table, but shard 3 has another type for one column
+            shards.execute(1, "CREATE TABLE memory.shard.typed AS SELECT 1 AS id, BIGINT '5' AS amount");
+            shards.execute(2, "CREATE TABLE memory.shard.typed AS SELECT 2 AS id, BIGINT '6' AS amount");
+            shards.execute(3, "CREATE TABLE memory.shard.typed AS SELECT 3 AS id, VARCHAR '7' AS amount");
+
+            // aggregation edge cases spread over the shards, and random rows (with a copy of all rows on the coordinator)
+            loadEverywhere("edge", EDGE_COLUMNS, EDGE_ROWS);
+            differential = new AggregateDifferential(Long.getLong("overdrive.shards.seed", AggregateDifferential.DEFAULT_SEED), 600, shards.size());
+            Map<Integer, List<String>> randomRows = new LinkedHashMap<>();
+            shards.numbers().forEach(shard -> randomRows.put(shard, differential.rowsOf(shard)));
+            loadEverywhere("mixed", differential.columnDefinitions(), randomRows);
+            // random rows of every other served type
+            types = new TypesDifferential(differential.seed(), 240, shards.size());
+            Map<Integer, List<String>> typedRows = new LinkedHashMap<>();
+            shards.numbers().forEach(shard -> typedRows.put(shard, types.rowsOf(shard)));
+            loadEverywhere("types", types.columnDefinitions(), typedRows);
+        }
+        finally {
+            // started even where loading failed, so that tearDown stops it
+            coordinator = coordinatorStart.join();
+        }
         coordinator.execute("CREATE SCHEMA memory.local");
         for (Map.Entry<String, Map.Entry<String, Map<Integer, List<String>>>> table : localTables.entrySet()) {
             coordinator.execute("CREATE TABLE memory.local.%s (%s)".formatted(table.getKey(), table.getValue().getKey()));
@@ -536,5 +550,103 @@ class TestShardsConnector
     private static void log(String message)
     {
         System.out.printf("%s TestShardsConnector: %s%n", java.time.LocalTime.now(), message);
+    }
+
+    // the harness itself: shard clusters, a TPC-H table split over them by key range, the slow/refusing TCP proxy
+
+    @Test
+    void memoryConnector()
+    {
+        assertThat(shards.execute(1, "CREATE TABLE memory.default.t AS SELECT * FROM tpch.tiny.nation")).isEqualTo(25);
+        assertThat(shards.query(1, "SELECT count(*), sum(nationkey) FROM memory.default.t")).containsExactly(List.of(25L, 300L));
+        assertThat(shards.uri(2, "memory", "shard")).isEqualTo(shards.httpUri(2) + "/memory/shard");
+    }
+
+    @Test
+    void splitByKeyRange()
+    {
+        List<ShardRange> ranges = shards.loadSplit("tpch.tiny.orders", "orderkey", "memory.harness.orders");
+        List<Object> source = shards.query(1, "SELECT count(*), min(orderkey), max(orderkey), sum(orderkey), sum(custkey) FROM tpch.tiny.orders").getFirst();
+        assertThat(ranges).hasSize(shards.size());
+        // contiguous, disjoint, covering [min, max]
+        assertThat(ranges.getFirst().lowerInclusive()).isEqualTo(source.get(1));
+        for (int range = 1; range < ranges.size(); range++) {
+            assertThat(ranges.get(range - 1).upperExclusive()).isEqualTo(ranges.get(range).lowerInclusive());
+        }
+        assertThat(ranges.getLast().upperExclusive()).isEqualTo((long) source.get(2) + 1);
+
+        long rows = 0;
+        long orderkeys = 0;
+        long custkeys = 0;
+        for (ShardRange range : ranges) {
+            List<Object> part = shards.query(range.shard(), "SELECT count(*), min(orderkey), max(orderkey), sum(orderkey), sum(custkey) FROM memory.harness.orders").getFirst();
+            assertThat(part.get(0)).isEqualTo(range.rows());
+            assertThat((long) part.get(0)).isPositive();
+            assertThat((long) part.get(1)).isGreaterThanOrEqualTo(range.lowerInclusive());
+            assertThat((long) part.get(2)).isLessThan(range.upperExclusive());
+            rows += (long) part.get(0);
+            orderkeys += (long) part.get(3);
+            custkeys += (long) part.get(4);
+        }
+        assertThat(List.<Object>of(rows, orderkeys, custkeys)).isEqualTo(List.of(source.get(0), source.get(3), source.get(4)));
+
+        // the same table on a subset of the shards: all of it on shard 2, nothing on shard 1
+        List<ShardRange> one = shards.loadSplit("tpch.tiny.orders", "orderkey", "memory.harness.orders_on_2", List.of(2));
+        assertThat(one).singleElement().satisfies(range -> assertThat(range.rows()).isEqualTo(source.get(0)));
+        assertThat(shards.query(1, "SELECT count(*) FROM memory.information_schema.tables WHERE table_schema = 'harness' AND table_name = 'orders_on_2'")).containsExactly(List.of(0L));
+    }
+
+    @Test
+    void proxyPassesTrinoProtocolThrough()
+            throws Exception
+    {
+        try (SlowProxy proxy = SlowProxy.start(shards.httpUri(1))) {
+            assertThat(selectOne(proxy)).isEqualTo(1);
+            assertThat(proxy.acceptedConnections()).isPositive();
+
+            // the Host header is the proxy's, so the server's nextUri points back at the proxy
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(proxy.httpUri().resolve("/v1/statement"))
+                    .header("X-Trino-User", "overdrive")
+                    .POST(HttpRequest.BodyPublishers.ofString("SELECT 1"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).contains("\"nextUri\":\"" + proxy.httpUri());
+
+            // a delay on every response: SELECT 1 takes several round trips
+            long undelayed = timeSelectOne(proxy);
+            proxy.setDelay(Duration.ofMillis(400));
+            long delayed = timeSelectOne(proxy);
+            assertThat(delayed).isGreaterThanOrEqualTo(2 * 400);
+            proxy.setDelay(Duration.ZERO);
+            System.out.printf("[overdrive-it] SELECT 1 through the proxy: %d ms, with 400 ms delay: %d ms%n", undelayed, delayed);
+
+            proxy.setRefusing(true);
+            assertThatThrownBy(() -> selectOne(proxy)).isInstanceOf(SQLException.class);
+            assertThat(proxy.refusedConnections()).isPositive();
+            proxy.setRefusing(false);
+            assertThat(selectOne(proxy)).isEqualTo(1);
+        }
+    }
+
+    private static long timeSelectOne(SlowProxy proxy)
+            throws SQLException
+    {
+        long start = System.nanoTime();
+        assertThat(selectOne(proxy)).isEqualTo(1);
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    private static int selectOne(SlowProxy proxy)
+            throws SQLException
+    {
+        Properties properties = new Properties();
+        properties.setProperty("user", "overdrive");
+        try (Connection connection = DriverManager.getConnection(proxy.jdbcUrl(), properties);
+                Statement statement = connection.createStatement();
+                ResultSet resultSet = statement.executeQuery("SELECT 1")) {
+            assertThat(resultSet.next()).isTrue();
+            return resultSet.getInt(1);
+        }
     }
 }

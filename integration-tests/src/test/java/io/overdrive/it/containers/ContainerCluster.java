@@ -18,8 +18,14 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -35,8 +41,10 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 public final class ContainerCluster
         implements ScenarioCluster
 {
-    private static final Duration STARTUP = Duration.ofMinutes(3);
+    // a limit, not a wait: the three Trino containers start at once, each slower than alone on a busy machine
+    private static final Duration STARTUP = Duration.ofMinutes(5);
     private static final String CATALOG_DIRECTORY = "/opt/trino/etc/catalog/";
+    private static final String CONFIG_FILE = "/opt/trino/etc/config.properties";
 
     private record Worker(int port, GenericContainer<?> container) {}
 
@@ -53,13 +61,15 @@ public final class ContainerCluster
 
     /**
      * Starts HDFS and the S3 server (the bucket {@link ClusterScenarios#S3_BUCKET}), then Trino with the catalogs
-     * {@code catalogs} gives for them.
+     * {@code catalogs} gives for them, the coordinator with {@code coordinatorProperties} in its
+     * {@code config.properties} on top of those the image's entrypoint writes. The NameNode and the S3 server start
+     * together, the DataNode once the NameNode is up; then the coordinator and the workers together.
      */
-    public static ContainerCluster start(DockerImages.Tags images, int workers, Function<ClusterScenarios.Storage, Map<String, Map<String, String>>> catalogs)
+    public static ContainerCluster start(DockerImages.Tags images, int workers, Map<String, String> coordinatorProperties, Function<ClusterScenarios.Storage, Map<String, Map<String, String>>> catalogs)
     {
         requireNonNull(images, "images is null");
-        List<GenericContainer<?>> started = new ArrayList<>();
-        try {
+        List<GenericContainer<?>> started = new CopyOnWriteArrayList<>();
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             int rpcPort = TrinoProcessCluster.freePort();
             URI nameNode = URI.create("hdfs://127.0.0.1:" + rpcPort);
             Map<String, String> hdfsPorts = Map.of(
@@ -68,32 +78,40 @@ public final class ContainerCluster
                     "HDFS_DATANODE_PORT", Integer.toString(TrinoProcessCluster.freePort()),
                     "HDFS_DATANODE_HTTP_PORT", Integer.toString(TrinoProcessCluster.freePort()),
                     "HDFS_DATANODE_IPC_PORT", Integer.toString(TrinoProcessCluster.freePort()));
-            start(started, container(images.hdfs(), "namenode")
-                    .withEnv(hdfsPorts)
-                    .withCommand("namenode")
-                    .waitingFor(Wait.forLogMessage(".*Starting services required for active state.*\\n", 1).withStartupTimeout(STARTUP)));
-            start(started, container(images.hdfs(), "datanode")
-                    .withEnv(hdfsPorts)
-                    .withCommand("datanode")
-                    .waitingFor(Wait.forLogMessage(".*Successfully sent block report.*\\n", 1).withStartupTimeout(STARTUP)));
-
             int s3Port = TrinoProcessCluster.freePort();
-            start(started, container(images.s3(), "s3")
-                    .withEnv(Map.of("S3_PORT", Integer.toString(s3Port), "S3_BUCKET", ClusterScenarios.S3_BUCKET))
-                    .waitingFor(Wait.forLogMessage(".*S3 server listening.*\\n", 1).withStartupTimeout(STARTUP)));
+            awaitAll(List.of(
+                    executor.submit(() -> {
+                        start(started, container(images.hdfs(), "namenode")
+                                .withEnv(hdfsPorts)
+                                .withCommand("namenode")
+                                .waitingFor(Wait.forLogMessage(".*Starting services required for active state.*\\n", 1).withStartupTimeout(STARTUP)));
+                        start(started, container(images.hdfs(), "datanode")
+                                .withEnv(hdfsPorts)
+                                .withCommand("datanode")
+                                .waitingFor(Wait.forLogMessage(".*Successfully sent block report.*\\n", 1).withStartupTimeout(STARTUP)));
+                    }),
+                    executor.submit(() -> start(started, container(images.s3(), "s3")
+                            .withEnv(Map.of("S3_PORT", Integer.toString(s3Port), "S3_BUCKET", ClusterScenarios.S3_BUCKET))
+                            .waitingFor(Wait.forLogMessage(".*S3 server listening.*\\n", 1).withStartupTimeout(STARTUP))))));
             // the keys the image's server signs requests with (docker/s3/entrypoint.sh)
             Map<String, String> s3 = S3Storage.catalogProperties(URI.create("http://127.0.0.1:" + s3Port), "overdrive", "overdrive-secret");
 
             Map<String, Map<String, String>> catalogFiles = catalogs.apply(new ClusterScenarios.Storage(nameNode, s3));
             int coordinatorPort = TrinoProcessCluster.freePort();
-            start(started, trino(images, "coordinator", true, coordinatorPort, coordinatorPort, catalogFiles));
+            GenericContainer<?> coordinator = trino(images, "coordinator", true, coordinatorPort, coordinatorPort, catalogFiles);
+            if (!coordinatorProperties.isEmpty()) {
+                coordinator.withCopyToContainer(Transferable.of(coordinatorConfig(coordinatorPort, coordinatorProperties)), CONFIG_FILE);
+            }
             List<Worker> workerNodes = new ArrayList<>();
+            List<Future<?>> trinoStarts = new ArrayList<>();
+            trinoStarts.add(executor.submit(() -> start(started, coordinator)));
             for (int worker = 1; worker <= workers; worker++) {
                 int port = TrinoProcessCluster.freePort();
                 GenericContainer<?> container = trino(images, "worker-" + worker, false, port, coordinatorPort, catalogFiles);
-                start(started, container);
                 workerNodes.add(new Worker(port, container));
+                trinoStarts.add(executor.submit(() -> start(started, container)));
             }
+            awaitAll(trinoStarts);
             ContainerCluster cluster = new ContainerCluster(started, coordinatorPort, workerNodes);
             if (!cluster.awaitActiveNodes(workers + 1, STARTUP)) {
                 throw new IllegalStateException("Trino did not see %s active nodes within %s".formatted(workers + 1, STARTUP));
@@ -101,8 +119,51 @@ public final class ContainerCluster
             return cluster;
         }
         catch (RuntimeException e) {
-            started.reversed().forEach(GenericContainer::stop);
+            List.copyOf(started).reversed().forEach(GenericContainer::stop);
             throw e;
+        }
+    }
+
+    // the config.properties docker/trino/entrypoint.sh writes for a coordinator, with the given entries on top
+    private static String coordinatorConfig(int port, Map<String, String> properties)
+    {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("node.environment", "overdrive");
+        config.put("node.id", "coordinator");
+        config.put("node.internal-address", "127.0.0.1");
+        config.put("coordinator", "true");
+        config.put("http-server.http.port", Integer.toString(port));
+        config.put("discovery.uri", "http://127.0.0.1:" + port);
+        config.put("metrics.jmx-object-names", "io.overdrive.*:*");
+        config.put("node-scheduler.include-coordinator", "false");
+        config.putAll(properties);
+        return config.entrySet().stream().map(entry -> entry.getKey() + "=" + entry.getValue()).collect(Collectors.joining("\n", "", "\n"));
+    }
+
+    // waits for every start, failing with the first failure (the others' added to it)
+    private static void awaitAll(List<Future<?>> starts)
+    {
+        RuntimeException failure = null;
+        for (Future<?> start : starts) {
+            try {
+                start.get();
+            }
+            catch (ExecutionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException runtime ? runtime : new RuntimeException(e.getCause());
+                if (failure == null) {
+                    failure = cause;
+                }
+                else {
+                    failure.addSuppressed(cause);
+                }
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while starting the containers", e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

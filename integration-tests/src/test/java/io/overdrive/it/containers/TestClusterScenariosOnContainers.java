@@ -17,6 +17,6 @@ class TestClusterScenariosOnContainers
     @Override
     protected ScenarioCluster startCluster(Function<Storage, Map<String, Map<String, String>>> catalogs)
     {
-        return ContainerCluster.start(DockerImages.require(), 2, catalogs);
+        return ContainerCluster.start(DockerImages.require(), 2, COORDINATOR_PROPERTIES, catalogs);
     }
 }
