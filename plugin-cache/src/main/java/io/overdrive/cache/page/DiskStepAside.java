@@ -33,7 +33,7 @@ final class DiskStepAside
     static final int MIN_READS = 8;
     static final double STEP_ASIDE_RATIO = 1.5;
     static final double RETURN_RATIO = 1.0;
-    static final long MIN_EXCESS_NANOS = 1_000_000;
+    static final long MIN_EXCESS_NANOS = 2_000_000;
     static final long PROBE_INTERVAL_NANOS = 100_000_000;
     static final long STALE_NANOS = 30_000_000_000L;
 
