@@ -180,6 +180,20 @@ class TestSharedScans
         assertThat(cacheStats.getReadsSteppedAside()).isZero();
     }
 
+    @Test
+    void remoteReadsOfTrinosOwnReadersAreComparedWithTheCacheDiskToo()
+            throws Exception
+    {
+        startCache(Optional.empty());
+        storage.setDelayMillis(5);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        assertThat(storage.reads()).isGreaterThanOrEqualTo(10);
+        storage.setDelayMillis(0);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        assertThat(cacheStats.getStorageReadMillis()).isGreaterThanOrEqualTo(5);
+        assertThat(cacheStats.getDirectoriesSteppedAside()).isZero();
+    }
+
     private void readWholeFileConcurrently(int readers)
             throws Exception
     {
