@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,7 +34,7 @@ final class DiskStepAside
     static final int MIN_READS = 8;
     static final double STEP_ASIDE_RATIO = 1.5;
     static final double RETURN_RATIO = 1.0;
-    static final long MIN_EXCESS_NANOS = 2_000_000;
+    static final long MIN_EXCESS_NANOS = 5_000_000;
     static final long PROBE_INTERVAL_NANOS = 100_000_000;
     static final long STALE_NANOS = 30_000_000_000L;
 
@@ -115,12 +116,17 @@ final class DiskStepAside
 
         /**
          * Whether a read of a page of this directory reads the disk: false while it is stepped aside (counted in
-         * {@code ReadsSteppedAside}), except one read per {@link #PROBE_INTERVAL_NANOS}.
+         * {@code ReadsSteppedAside} when the page is {@code cached}), except one read of a cached page per
+         * {@link #PROBE_INTERVAL_NANOS}.
          */
-        boolean readsDisk()
+        boolean readsDisk(BooleanSupplier cached)
         {
             if (!steppedAside()) {
                 return true;
+            }
+            if (!cached.getAsBoolean()) {
+                // a miss either way: neither a read stepped aside nor a measurement
+                return false;
             }
             long now = ticker.read();
             long lastProbe = lastProbeNanos.get();

@@ -288,7 +288,7 @@ final class LocalPageCache
         }
         // --- slow disk step-aside: a directory slower than storage serves no hits, but for a sampled read that measures it
         DiskStepAside.Disk disk = disks.get(directory.get());
-        if (!disk.readsDisk()) {
+        if (!disk.readsDisk(() -> directory.get().contains(pageId))) {
             stats.recordMiss();
             return 0;
         }
