@@ -10,8 +10,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -224,6 +226,50 @@ class TestDiskStepAside
             executor.shutdownNow();
         }
         assertThat(stats.getReadsSteppedAside()).isEqualTo(20L * (threads * callsPerThread - 1));
+    }
+
+    @Test
+    void manyThreadsReadingRecordingAndAsking()
+            throws Exception
+    {
+        storage(10, HIT_BYTES, MILLIS);
+        int threads = 8;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int thread = 0; thread < threads; thread++) {
+                futures.add(executor.submit(() -> {
+                    start.await();
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < 20_000; i++) {
+                        switch (random.nextInt(6)) {
+                            case 0 -> stepAside.recordStorageRead(random.nextLong(1, 1 << 20), random.nextLong(MILLIS / 10, 3 * MILLIS));
+                            case 1 -> disk.recordRead(random.nextLong(1, 1 << 20), random.nextBoolean() ? MILLIS / 10 : 30 * MILLIS);
+                            case 2 -> disk.readsDisk(random::nextBoolean);
+                            case 3 -> disk.writesDisk();
+                            case 4 -> stepAside.worst().ifPresent(comparison -> assertThat(comparison.diskNanos()).isBetween(MILLIS / 10.0, 30.0 * MILLIS));
+                            default -> ticker.increment(random.nextLong(1, 10), MILLISECONDS);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : futures) {
+                future.get(1, MINUTES);
+            }
+        }
+        finally {
+            executor.shutdownNow();
+        }
+        // whatever happened meanwhile, a window of slow reads steps aside and one of fast reads comes back
+        reads(disk, DiskStepAside.WINDOW, 100 * MILLIS);
+        assertThat(disk.steppedAside()).isTrue();
+        assertThat(stepAside.worst().orElseThrow().diskNanos()).isEqualTo(100.0 * MILLIS);
+        reads(disk, DiskStepAside.WINDOW, 0);
+        assertThat(disk.steppedAside()).isFalse();
+        assertThat(stepAside.worst().orElseThrow().diskNanos()).isZero();
     }
 
     private void storage(int reads, long bytes, long nanos)
