@@ -22,6 +22,7 @@ import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.cache.page.TableFilter;
+import io.overdrive.cache.page.TimedRemoteFile;
 import io.overdrive.cache.scan.SharedScanConfig;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.scan.SharedScans;
@@ -155,7 +156,8 @@ public class OverdriveFileSystemCache
         if (sharedScans.isPresent() && context.options().sharedScans()) {
             return sharedScans.get().input(remote, fileId(storeKey), delegate.length(), context);
         }
-        return new AlluxioInput(tracer, remote, storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
+        // its remote reads timed, as what the cache disks' reads are compared with
+        return new AlluxioInput(tracer, TimedRemoteFile.wrap(remote, pageCache), storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
     }
 
     @Override
@@ -171,7 +173,7 @@ public class OverdriveFileSystemCache
         if (sharedScans.isPresent() && context.options().sharedScans()) {
             return sharedScans.get().stream(remote, fileId(storeKey), delegate.length(), context);
         }
-        return new AlluxioInputStream(tracer, remote, storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
+        return new AlluxioInputStream(tracer, TimedRemoteFile.wrap(remote, pageCache), storeKey, status(delegate, storeKey), cacheManager(delegate, storeKey, context), readerConfiguration, new RemoteReadCountingStats(stats, context.readStats()));
     }
 
     // whether the file is read through the cache: its table is cached, the query's session did not set

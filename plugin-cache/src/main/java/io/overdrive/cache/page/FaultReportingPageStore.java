@@ -37,6 +37,8 @@ final class FaultReportingPageStore
     // set when an operation on this thread failed with an I/O error or an interrupt (counted here): the cache manager
     // answers a failed put with the same false as a declined one, and a failed get with the same -1 as a lost page
     private final ThreadLocal<Boolean> failedOnThisThread = ThreadLocal.withInitial(() -> false);
+    // for tests: runs before each read of a page (a slow disk)
+    private volatile Runnable beforeGet = () -> {};
 
     FaultReportingPageStore(PageStore delegate, DirectoryHealth health, PageCacheStats stats)
     {
@@ -49,6 +51,12 @@ final class FaultReportingPageStore
     PageStore disk()
     {
         return delegate;
+    }
+
+    /** For tests: {@code hook} runs before each read of a page from now on, a sleep making the disk slow, say. */
+    void beforeGet(Runnable hook)
+    {
+        this.beforeGet = requireNonNull(hook, "hook is null");
     }
 
     void replaceDelegate(PageStore delegate)
@@ -123,6 +131,7 @@ final class FaultReportingPageStore
             throws IOException, PageNotFoundException
     {
         try {
+            beforeGet.run();
             int read = delegate.get(pageId, pageOffset, bytesToRead, buffer, isTemporary);
             health.succeeded();
             return read;

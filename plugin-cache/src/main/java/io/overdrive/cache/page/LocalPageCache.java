@@ -64,6 +64,9 @@ final class LocalPageCache
     private final Map<PageStoreDirectory, PageRestore> restores = new IdentityHashMap<>();
     // what flushes removed while a restore runs, so that it does not bring back pages of those files
     private final FlushesDuringRestore flushesDuringRestore;
+    // directories reading slower than remote storage step aside; per directory, by identity
+    private final DiskStepAside stepAside;
+    private final Map<PageStoreDirectory, DiskStepAside.Disk> disks = new IdentityHashMap<>();
     private volatile boolean closed;
 
     /**
@@ -95,6 +98,9 @@ final class LocalPageCache
         this.quotas = new CacheQuotas(config.getSchemaQuota(), config.getTableQuota(), stats);
         this.directories = openDirectories(catalog, config, stats);
         this.chooser = new DirectoryChooser(directories);
+        this.stepAside = new DiskStepAside(config.isSlowDiskStepAsideEnabled(), Ticker.systemTicker(), stats);
+        directories.forEach(directory -> disks.put(directory, stepAside.disk(directory.path())));
+        stats.setStepAside(stepAside);
         this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
         stats.setUsage(new DirectoriesUsage(directories, fileIndex));
         this.restorer = startRestores(catalog, config, requireNonNull(beforeRestore, "beforeRestore is null"), requireNonNull(restoreHooks, "restoreHooks is null"));
@@ -280,9 +286,20 @@ final class LocalPageCache
             stats.recordMiss();
             return 0;
         }
+        // --- slow disk step-aside: a directory slower than storage serves no hits, but for a sampled read that measures it
+        DiskStepAside.Disk disk = disks.get(directory.get());
+        if (!disk.readsDisk(() -> directory.get().contains(pageId))) {
+            stats.recordMiss();
+            return 0;
+        }
+        long readStart = System.nanoTime();
+        // --- end slow disk step-aside
         // looked at before the lookup: a restore that ends after this miss may have registered the page meanwhile
         PageRestore restore = restoreRunningIn(directory.get());
         int bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
+        if (bytes > 0) {
+            disk.recordRead(bytes, System.nanoTime() - readStart);
+        }
         if (bytes == 0 && restore != null && restore.restoreOnRead(pageId)) {
             bytes = directory.get().readPage(pageId, pageOffset, length, target, targetOffset);
         }
@@ -315,7 +332,7 @@ final class LocalPageCache
             return false;
         }
         // a page found at startup and not restored yet counts: reading it restores it
-        if (partialPages.containsKey(pageId)) {
+        if (partialPages.containsKey(pageId) || steppedAside(directory.get())) {
             return false;
         }
         PageRestore restore = restoreRunningIn(directory.get());
@@ -331,8 +348,21 @@ final class LocalPageCache
         }
         Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
         return directory.isPresent()
+                && !steppedAside(directory.get())
                 && directory.get().contains(pageId)
                 && chunks.nextClearBit(from / PageFrame.CHUNK_SIZE) > (to - 1) / PageFrame.CHUNK_SIZE;
+    }
+
+    // a directory stepped aside holds its pages, but serves none but sampled reads
+    private boolean steppedAside(PageStoreDirectory directory)
+    {
+        return disks.get(directory).steppedAside();
+    }
+
+    @Override
+    public void recordStorageRead(long bytes, long nanos)
+    {
+        stepAside.recordStorageRead(bytes, nanos);
     }
 
     @Override
@@ -378,6 +408,10 @@ final class LocalPageCache
         }
         Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
         if (directory.isEmpty()) {
+            return Optional.empty();
+        }
+        // slow disk step-aside: no write load on a directory slower than storage
+        if (!disks.get(directory.get()).writesDisk()) {
             return Optional.empty();
         }
         int frameLength = PageFrame.frameLength(pageLength);

@@ -56,6 +56,12 @@ public interface PageCache
     }
 
     /**
+     * A read of {@code bytes} bytes of remote storage that took {@code nanos}: what a cache directory's reads are
+     * compared with ({@code cache.slow-disk-step-aside-enabled}).
+     */
+    default void recordStorageRead(long bytes, long nanos) {}
+
+    /**
      * Counts one access to the page for admission. Callers count a page once per opened file, however many reads of
      * it that opening makes: a reader asks for a page once per column chunk, and one scan must not look like a hot set.
      */

@@ -60,6 +60,7 @@ public class PageCacheConfig
     private int admissionMinFrequency = 2;
     private int directoryFailureThreshold = 10;
     private Duration directoryRetryInterval = new Duration(1, MINUTES);
+    private boolean slowDiskStepAsideEnabled = true;
     private List<String> includeTables = ImmutableList.of();
     private List<String> excludeTables = ImmutableList.of();
 
@@ -284,6 +285,19 @@ public class PageCacheConfig
     public PageCacheConfig setDirectoryRetryInterval(Duration directoryRetryInterval)
     {
         this.directoryRetryInterval = directoryRetryInterval;
+        return this;
+    }
+
+    public boolean isSlowDiskStepAsideEnabled()
+    {
+        return slowDiskStepAsideEnabled;
+    }
+
+    @Config("cache.slow-disk-step-aside-enabled")
+    @ConfigDescription("While a cache directory reads slower than remote storage, read its pages from storage and write none to it, but for a sampled read that measures it, until it is fast again")
+    public PageCacheConfig setSlowDiskStepAsideEnabled(boolean slowDiskStepAsideEnabled)
+    {
+        this.slowDiskStepAsideEnabled = slowDiskStepAsideEnabled;
         return this;
     }
 

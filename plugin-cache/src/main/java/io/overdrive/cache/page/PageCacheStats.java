@@ -52,7 +52,10 @@ public class PageCacheStats
     private final AtomicLong restoreNoRoom = new AtomicLong();
     private final AtomicLong restoreFlushed = new AtomicLong();
     private final AtomicLong restoresFailed = new AtomicLong();
+    private final AtomicLong readsSteppedAside = new AtomicLong();
+    private final AtomicLong writesSteppedAside = new AtomicLong();
     private volatile Usage usage = Usage.NONE;
+    private volatile DiskStepAside stepAside;
 
     /** What the cache holds now, read when a metric is: the stats do not hold the cache itself. */
     public interface Usage
@@ -115,6 +118,21 @@ public class PageCacheStats
     public void setUsage(Usage usage)
     {
         this.usage = requireNonNull(usage, "usage is null");
+    }
+
+    void setStepAside(DiskStepAside stepAside)
+    {
+        this.stepAside = requireNonNull(stepAside, "stepAside is null");
+    }
+
+    void recordReadSteppedAside()
+    {
+        readsSteppedAside.incrementAndGet();
+    }
+
+    void recordWriteSteppedAside()
+    {
+        writesSteppedAside.incrementAndGet();
     }
 
     public void recordHit(int bytes)
@@ -599,5 +617,38 @@ public class PageCacheStats
     public long getPartialPageMisses()
     {
         return partialPageMisses.get();
+    }
+
+    @Managed(description = "Of Misses, reads of cached pages read from remote storage instead, their cache directory reading slower than storage")
+    public long getReadsSteppedAside()
+    {
+        return readsSteppedAside.get();
+    }
+
+    @Managed(description = "Pages not written to the cache, their cache directory reading slower than remote storage")
+    public long getWritesSteppedAside()
+    {
+        return writesSteppedAside.get();
+    }
+
+    @Managed(description = "Cache directories stepped aside now: reading slower than remote storage, their hits read from storage")
+    public long getDirectoriesSteppedAside()
+    {
+        DiskStepAside stepAside = this.stepAside;
+        return stepAside == null ? 0 : stepAside.directoriesSteppedAside();
+    }
+
+    @Managed(description = "Median time in milliseconds of a recent read of the cache directory that compares worst with remote storage; NaN until known")
+    public double getDiskReadMillis()
+    {
+        DiskStepAside stepAside = this.stepAside;
+        return stepAside == null ? Double.NaN : stepAside.worst().map(comparison -> comparison.diskNanos() / 1e6).orElse(Double.NaN);
+    }
+
+    @Managed(description = "Time in milliseconds remote storage takes, by the catalog's remote reads, for reads of the same bytes as DiskReadMillis; NaN until known")
+    public double getStorageReadMillis()
+    {
+        DiskStepAside stepAside = this.stepAside;
+        return stepAside == null ? Double.NaN : stepAside.worst().map(comparison -> comparison.storageNanos() / 1e6).orElse(Double.NaN);
     }
 }

@@ -153,6 +153,12 @@ final class PageStoreDirectory
         return path;
     }
 
+    /** For tests: {@code hook} runs before each read of a page from the disk from now on (a sleep: a slow disk). */
+    void beforeRead(Runnable hook)
+    {
+        store.beforeGet(hook);
+    }
+
     boolean isEnabled()
     {
         return health.isEnabled();

@@ -241,8 +241,9 @@ final class SharedPageReader
         TrinoInput input = remote();
         long start = System.nanoTime();
         input.readFully(page * pageSize, data, 0, length);
-        fetchCost.record(length, System.nanoTime() - start);
-        scans.recordRemoteRead(length);
+        long nanos = System.nanoTime() - start;
+        fetchCost.record(length, nanos);
+        scans.recordRemoteRead(length, nanos);
         remoteBytes.addAndGet(length);
         context.readStats().recordFromStorage(length);
         request.copy(page, pageSize, length, new PageBytes(data, 0, length));
@@ -359,9 +360,10 @@ final class SharedPageReader
         byte[] data = new byte[length];
         long readStart = System.nanoTime();
         input.readFully(start, data, 0, length);
-        fetchCost.record(length, System.nanoTime() - readStart);
+        long nanos = System.nanoTime() - readStart;
+        fetchCost.record(length, nanos);
         scans.stats().recordFetch(run.size(), length);
-        scans.recordRemoteRead(length);
+        scans.recordRemoteRead(length, nanos);
         remoteBytes.addAndGet(length);
         context.readStats().recordFromStorage(length);
 

@@ -132,9 +132,11 @@ public final class SharedScans
         return maxWaitNanos;
     }
 
-    void recordRemoteRead(long bytes)
+    /** A remote read of {@code bytes} bytes that took {@code nanos}: counted, and compared with the cache disks' reads. */
+    void recordRemoteRead(long bytes, long nanos)
     {
         cacheStats.recordRemoteRead(bytes);
+        cache.recordStorageRead(bytes, nanos);
     }
 
     @Override

@@ -47,6 +47,7 @@ class TestPageCacheConfig
                 .setAdmissionMinFrequency(2)
                 .setDirectoryFailureThreshold(10)
                 .setDirectoryRetryInterval(new Duration(1, MINUTES))
+                .setSlowDiskStepAsideEnabled(true)
                 .setIncludeTables(null)
                 .setExcludeTables(null));
     }
@@ -71,6 +72,7 @@ class TestPageCacheConfig
                 .put("cache.admission.min-frequency", "3")
                 .put("cache.directory-failure-threshold", "5")
                 .put("cache.directory-retry-interval", "30s")
+                .put("cache.slow-disk-step-aside-enabled", "false")
                 .put("cache.include-tables", "sales.*, *.dim_*")
                 .put("cache.exclude-tables", "sales.orders_staging")
                 .buildOrThrow();
@@ -91,6 +93,7 @@ class TestPageCacheConfig
                 .setAdmissionMinFrequency(3)
                 .setDirectoryFailureThreshold(5)
                 .setDirectoryRetryInterval(new Duration(30, SECONDS))
+                .setSlowDiskStepAsideEnabled(false)
                 .setIncludeTables("sales.*,*.dim_*")
                 .setExcludeTables("sales.orders_staging");
         assertFullMapping(properties, expected);

@@ -163,6 +163,37 @@ class TestSharedScans
     }
 
     // every thread reads the whole file in random pieces, all starting together
+    @Test
+    void remoteReadsAreComparedWithTheCacheDisk()
+            throws Exception
+    {
+        startCache(Optional.of(sharing(0)));
+        storage.setDelayMillis(5);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        assertThat(storage.reads()).isGreaterThanOrEqualTo(10);
+        storage.setDelayMillis(0);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        // the cache's reads compared with what the shared scans' remote reads took: 5 ms or more
+        assertThat(cacheStats.getStorageReadMillis()).isGreaterThanOrEqualTo(5);
+        assertThat(cacheStats.getDiskReadMillis()).isGreaterThan(0);
+        assertThat(cacheStats.getDirectoriesSteppedAside()).isZero();
+        assertThat(cacheStats.getReadsSteppedAside()).isZero();
+    }
+
+    @Test
+    void remoteReadsOfTrinosOwnReadersAreComparedWithTheCacheDiskToo()
+            throws Exception
+    {
+        startCache(Optional.empty());
+        storage.setDelayMillis(5);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        assertThat(storage.reads()).isGreaterThanOrEqualTo(10);
+        storage.setDelayMillis(0);
+        readWholeFileConcurrently(1, CacheReadContext.UNKNOWN, PAGE_SIZE);
+        assertThat(cacheStats.getStorageReadMillis()).isGreaterThanOrEqualTo(5);
+        assertThat(cacheStats.getDirectoriesSteppedAside()).isZero();
+    }
+
     private void readWholeFileConcurrently(int readers)
             throws Exception
     {
