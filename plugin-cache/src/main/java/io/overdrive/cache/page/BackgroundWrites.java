@@ -93,8 +93,13 @@ final class BackgroundWrites
             return false;
         }
         byte[] page = new byte[pageLength];
+        BitSet held = (BitSet) chunks.clone();
+        if (waiting != null && waiting.pageLength() == pageLength) {
+            // behind a write of the page in progress: this one holds its chunks too, so that reads needing both hit
+            held.or(waiting.copyChunks(page));
+        }
         bytes.duplicate().get(page, pageOffset, bytes.remaining());
-        PendingWrite write = new PendingWrite(path, pageId, pageLength, page, (BitSet) chunks.clone(), cost, target, file, System.nanoTime());
+        PendingWrite write = new PendingWrite(path, pageId, pageLength, page, held, cost, target, file, System.nanoTime());
         writes.add(write);
         latest.put(pageId, write);
         try {
@@ -319,6 +324,19 @@ final class BackgroundWrites
             bytes.duplicate().get(page, pageOffset, bytes.remaining());
             chunks.or(added);
             return true;
+        }
+
+        // copies the chunks it holds into page, at their place: which (none once done or cancelled)
+        private synchronized BitSet copyChunks(byte[] target)
+        {
+            if (page == null) {
+                return new BitSet();
+            }
+            for (int chunk = chunks.nextSetBit(0); chunk >= 0; chunk = chunks.nextSetBit(chunk + 1)) {
+                int start = chunk * PageFrame.CHUNK_SIZE;
+                System.arraycopy(page, start, target, start, Math.min(PageFrame.CHUNK_SIZE, pageLength - start));
+            }
+            return (BitSet) chunks.clone();
         }
 
         private synchronized Started start()
