@@ -111,6 +111,49 @@ class TestBackgroundWrites
     }
 
     @Test
+    void partHandedOverBehindAWriteInProgressHoldsItsChunksToo()
+            throws Exception
+    {
+        int chunk = PageFrame.CHUNK_SIZE;
+        PageCacheStats stats = new PageCacheStats();
+        PageCacheConfig config = config(DataSize.of(64, DataSize.Unit.MEGABYTE)).setPageSize(DataSize.ofBytes(4L * chunk));
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config, stats)) {
+            PageId pageId = new PageId("file", 0);
+            int pageLength = 4 * chunk;
+            byte[] page = TestingPages.content(pageId, pageLength);
+            cache.writePart("/file", pageId, pageLength, 0, ByteBuffer.wrap(page, 0, chunk), CacheReadContext.UNKNOWN);
+            assertThat(cache.awaitWrites(TIMEOUT)).isTrue();
+            // chunk 1's fill held between writing its new frame and renaming it over the page
+            CountDownLatch inFill = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            cache.directories().getFirst().setBeforeFillRename(_ -> {
+                inFill.countDown();
+                try {
+                    release.await();
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            cache.writePart("/file", pageId, pageLength, chunk, ByteBuffer.wrap(page, chunk, chunk), CacheReadContext.UNKNOWN);
+            assertThat(inFill.await(1, MINUTES)).isTrue();
+            cache.writePart("/file", pageId, pageLength, 2 * chunk, ByteBuffer.wrap(page, 2 * chunk, chunk), CacheReadContext.UNKNOWN);
+            // chunks 1 and 2 together: the disk has chunk 0 only until the fill renames
+            byte[] target = new byte[2 * chunk];
+            assertThat(cache.read(pageId, chunk, 2 * chunk, target, 0)).isEqualTo(2 * chunk);
+            assertThat(target).isEqualTo(Arrays.copyOfRange(page, chunk, 3 * chunk));
+            assertThat(stats.getWriteBufferHits()).isEqualTo(1);
+            release.countDown();
+            assertThat(cache.awaitWrites(TIMEOUT)).isTrue();
+            target = new byte[3 * chunk];
+            assertThat(cache.read(pageId, 0, 3 * chunk, target, 0)).as("chunks 0 to 2 on disk").isEqualTo(3 * chunk);
+            assertThat(target).isEqualTo(Arrays.copyOf(page, 3 * chunk));
+            assertThat(cache.read(pageId, 3 * chunk, chunk, target, 0)).as("chunk 3 never fetched").isZero();
+            assertThat(stats.getWriteBufferHits()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void flushWhileWaitingNeverBringsThePageBack()
             throws Exception
     {
