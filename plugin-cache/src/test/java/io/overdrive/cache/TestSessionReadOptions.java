@@ -206,7 +206,9 @@ class TestSessionReadOptions
                 .setBaseDirectories(directory.resolve("cache").toString())
                 .setMaxSizes(DataSize.ofBytes(maxSize).toString())
                 .setPageSize(DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(admission);
+                .setAdmissionEnabled(admission)
+                // pages on disk once written, as the counts of this test expect
+                .setAsyncWriteEnabled(false);
         Optional<SharedScanConfig> sharedScans = reader.equals("shared-scans") ? Optional.of(new SharedScanConfig().setReadAhead(0)) : Optional.empty();
         HedgedReads hedging = new HedgedReads(new CatalogName("lake"), new HedgedReadConfig(), new FileSystemConfig(), new HedgedReadStats());
         PageCache pageCache = PageCache.create("lake", config, stats);

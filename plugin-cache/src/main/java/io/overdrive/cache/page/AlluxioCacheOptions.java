@@ -28,7 +28,9 @@ final class AlluxioCacheOptions
             case LRU -> "alluxio.client.file.cache.evictor.LRUCacheEvictor";
             case LFU -> "alluxio.client.file.cache.evictor.LFUCacheEvictor";
         });
-        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_WRITE_ENABLED, config.isAsyncWriteEnabled());
+        // the cache manager writes on the thread that hands it a page: with cache.async-write-enabled that is one of
+        // BackgroundWrites' threads, whose queue is bounded and counted
+        properties.set(PropertyKey.USER_CLIENT_CACHE_ASYNC_WRITE_ENABLED, false);
         // bytes per schema and table are tracked by Alluxio; the quotas themselves are enforced over all directories
         // by CacheQuotas, so the pages carry their scope but no quota
         properties.set(PropertyKey.USER_CLIENT_CACHE_QUOTA_ENABLED, config.getSchemaQuota().isPresent() || config.getTableQuota().isPresent());

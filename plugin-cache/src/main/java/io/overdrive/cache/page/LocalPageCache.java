@@ -67,6 +67,8 @@ final class LocalPageCache
     // directories reading slower than remote storage step aside; per directory, by identity
     private final DiskStepAside stepAside;
     private final Map<PageStoreDirectory, DiskStepAside.Disk> disks = new IdentityHashMap<>();
+    // with cache.async-write-enabled: pages waiting for the disk (null: pages are written on the caller's thread)
+    private final BackgroundWrites backgroundWrites;
     private volatile boolean closed;
 
     /**
@@ -103,6 +105,9 @@ final class LocalPageCache
         stats.setStepAside(stepAside);
         this.prober = startProber(catalog, directories, config.getDirectoryRetryInterval());
         stats.setUsage(new DirectoriesUsage(directories, fileIndex));
+        this.backgroundWrites = config.isAsyncWriteEnabled()
+                ? new BackgroundWrites(catalog, Math.clamp(directories.size(), 2, 8), config.getAsyncWriteBufferSize().toBytes(), this::storePending, stats)
+                : null;
         this.restorer = startRestores(catalog, config, requireNonNull(beforeRestore, "beforeRestore is null"), requireNonNull(restoreHooks, "restoreHooks is null"));
     }
 
@@ -281,6 +286,16 @@ final class LocalPageCache
     @Override
     public int read(PageId pageId, int pageOffset, int length, byte[] target, int targetOffset)
     {
+        // background writes: a page waiting for the disk is served from its bytes
+        if (backgroundWrites != null) {
+            BackgroundWrites.PendingWrite pending = backgroundWrites.pending(pageId);
+            int bytes = pending == null ? 0 : pending.read(pageOffset, length, target, targetOffset);
+            if (bytes > 0) {
+                stats.recordWriteBufferHit();
+                stats.recordHit(bytes);
+                return bytes;
+            }
+        }
         Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
         if (directory.isEmpty()) {
             stats.recordMiss();
@@ -327,6 +342,12 @@ final class LocalPageCache
     @Override
     public boolean contains(PageId pageId)
     {
+        if (backgroundWrites != null) {
+            BackgroundWrites.PendingWrite pending = backgroundWrites.pending(pageId);
+            if (pending != null && pending.whole()) {
+                return true;
+            }
+        }
         Optional<PageStoreDirectory> directory = chooser.directoryFor(pageId.getFileId());
         if (directory.isEmpty()) {
             return false;
@@ -342,6 +363,12 @@ final class LocalPageCache
     @Override
     public boolean contains(PageId pageId, int from, int to)
     {
+        if (backgroundWrites != null) {
+            BackgroundWrites.PendingWrite pending = backgroundWrites.pending(pageId);
+            if (pending != null && pending.covers(from, to)) {
+                return true;
+            }
+        }
         BitSet chunks = partialPages.get(pageId);
         if (chunks == null) {
             return contains(pageId);
@@ -378,13 +405,27 @@ final class LocalPageCache
         if (target.isEmpty()) {
             return;
         }
-        PageStoreDirectory directory = target.get().directory();
-        CacheContext cacheContext = target.get().cacheContext();
+        // background writes: the bytes are copied and the caller returns (BackgroundWrites#submit)
+        if (backgroundWrites != null) {
+            backgroundWrites.submit(path, pageId, page.remaining(), 0, page, allChunks(page.remaining()), target.get(), CachedFile.of(path, context));
+            return;
+        }
+        storePage(path, pageId, page, target.get(), CachedFile.of(path, context));
+    }
+
+    // a whole page to disk, on the caller's thread or a background writer's: whether it was written
+    private boolean storePage(String path, PageId pageId, ByteBuffer page, Target target, CachedFile file)
+    {
+        if (!makeRoom(target, page.remaining())) {
+            return false;
+        }
+        PageStoreDirectory directory = target.directory();
+        CacheContext cacheContext = target.cacheContext();
         // a page known to be held in part is filled in (the cache manager keeps a page it has, rather than replace it;
         // one not known so stays partial, its missing chunks added by the reads that need them)
         PageStoreDirectory.WriteResult result = partialPages.containsKey(pageId) && directory.contains(pageId)
-                ? directory.fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, CachedFile.of(path, context)).result()
-                : directory.writeFrame(pageId, PageFrame.encode(page), cacheContext, CachedFile.of(path, context));
+                ? directory.fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, file).result()
+                : directory.writeFrame(pageId, PageFrame.encode(page), cacheContext, file);
         switch (result) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
             case WRITTEN -> {
@@ -394,13 +435,33 @@ final class LocalPageCache
             case REFUSED -> stats.recordPutRefused();
             case FAILED -> {}
         }
+        return result == PageStoreDirectory.WriteResult.WRITTEN;
+    }
+
+    // a background writer's page (whole) or chunks of one
+    private boolean storePending(BackgroundWrites.PendingWrite write, byte[] page, BitSet chunks)
+    {
+        if (chunks.nextClearBit(0) >= PageFrame.chunks(write.pageLength())) {
+            return storePage(write.path(), write.pageId(), ByteBuffer.wrap(page, 0, write.pageLength()), write.target(), write.file());
+        }
+        return storePart(write.path(), write.pageId(), write.pageLength(), page, chunks, write.target(), write.file());
     }
 
     /** Where a page of the file goes, and the context of its write (its quota scope). */
-    private record Target(PageStoreDirectory directory, CacheContext cacheContext) {}
+    record Target(PageStoreDirectory directory, CacheContext cacheContext, Optional<CacheScope> scope) {}
 
-    // whether a page of pageLength bytes may be written (the node caches the file, a directory takes it, admission,
-    // quotas, which make room for it), and where; a page the cache declines is counted where it is declined
+    // quotas, which make room for a page of pageLength bytes (evicting pages of its scope): whether it fits
+    private boolean makeRoom(Target target, int pageLength)
+    {
+        if (target.scope().isPresent() && quotas.isEnabled() && !quotas.makeRoom(target.scope().get(), PageFrame.frameLength(pageLength), directories)) {
+            stats.recordPutRefused();
+            return false;
+        }
+        return true;
+    }
+
+    // whether a page of pageLength bytes may be written (the node caches the file, a directory takes it, admission),
+    // and where; quotas are applied where it is stored (makeRoom). A page the cache declines is counted where it is declined
     private Optional<Target> admit(PageId pageId, int pageLength, CacheReadContext context)
     {
         if (!writeGate.isCacheable(context)) {
@@ -425,14 +486,8 @@ final class LocalPageCache
         }
         CacheContext cacheContext = CacheContext.defaults();
         Optional<CacheScope> scope = scopes.scopeOf(context);
-        if (scope.isPresent()) {
-            if (quotas.isEnabled() && !quotas.makeRoom(scope.get(), frameLength, directories)) {
-                stats.recordPutRefused();
-                return Optional.empty();
-            }
-            cacheContext.setCacheScope(scope.get());
-        }
-        return Optional.of(new Target(directory.get(), cacheContext));
+        scope.ifPresent(cacheContext::setCacheScope);
+        return Optional.of(new Target(directory.get(), cacheContext, scope));
     }
 
     private static byte[] toArray(ByteBuffer page)
@@ -471,11 +526,26 @@ final class LocalPageCache
         if (target.isEmpty()) {
             return;
         }
-        byte[] page = new byte[pageLength];
-        bytes.duplicate().get(page, pageOffset, length);
         BitSet fetched = new BitSet();
         fetched.set(firstChunk, endChunk);
-        PageStoreDirectory.Fill fill = target.get().directory().fillFrame(pageId, pageLength, page, fetched, target.get().cacheContext(), CachedFile.of(path, context));
+        // background writes: the bytes are copied and the caller returns; the fill runs on a background writer
+        if (backgroundWrites != null) {
+            backgroundWrites.submit(path, pageId, pageLength, pageOffset, bytes, fetched, target.get(), CachedFile.of(path, context));
+            return;
+        }
+        byte[] page = new byte[pageLength];
+        bytes.duplicate().get(page, pageOffset, length);
+        storePart(path, pageId, pageLength, page, fetched, target.get(), CachedFile.of(path, context));
+    }
+
+    // chunks of a page to disk (a fill, under the page's fill lock), on the caller's thread or a background writer's:
+    // whether they were written
+    private boolean storePart(String path, PageId pageId, int pageLength, byte[] page, BitSet fetched, Target target, CachedFile file)
+    {
+        if (!makeRoom(target, pageLength)) {
+            return false;
+        }
+        PageStoreDirectory.Fill fill = target.directory().fillFrame(pageId, pageLength, page, fetched, target.cacheContext(), file);
         switch (fill.result()) {
             case WRITTEN -> {
                 fileIndex.add(path, pageId.getFileId());
@@ -493,6 +563,7 @@ final class LocalPageCache
             case REFUSED -> stats.recordPutRefused();
             case FAILED -> {}
         }
+        return fill.result() == PageStoreDirectory.WriteResult.WRITTEN;
     }
 
     // from every directory, not only the file's choice now: one out of use keeps its pages, and serves them again when
@@ -500,6 +571,10 @@ final class LocalPageCache
     @Override
     public void deleteFile(String fileId)
     {
+        // before the disk: a write waiting for it would otherwise bring the page back
+        if (backgroundWrites != null) {
+            backgroundWrites.cancel(write -> write.pageId().getFileId().equals(fileId));
+        }
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteFile(fileId);
             if (deleted.pages() > 0) {
@@ -513,6 +588,9 @@ final class LocalPageCache
     public void expire(String path)
     {
         flushesDuringRestore.path(path);
+        if (backgroundWrites != null) {
+            backgroundWrites.cancel(write -> write.path().equals(path));
+        }
         for (String fileId : fileIndex.fileIds(path)) {
             deleteFile(fileId);
         }
@@ -522,6 +600,9 @@ final class LocalPageCache
     public void invalidatePaths(Predicate<String> paths)
     {
         flushesDuringRestore.paths(paths);
+        if (backgroundWrites != null) {
+            backgroundWrites.cancel(write -> paths.test(write.path()));
+        }
         for (String fileId : fileIndex.fileIds(paths)) {
             deleteFile(fileId);
         }
@@ -531,6 +612,9 @@ final class LocalPageCache
     public void invalidateAll()
     {
         flushesDuringRestore.everything();
+        if (backgroundWrites != null) {
+            backgroundWrites.cancel(_ -> true);
+        }
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteAll();
             stats.recordDelete(deleted.pages(), deleted.bytes());
@@ -651,10 +735,27 @@ final class LocalPageCache
         return directories;
     }
 
+    /** For tests: waits until every page handed to the background writers is written (or dropped); true without them. */
+    boolean awaitWrites(Duration timeout)
+            throws InterruptedException
+    {
+        return backgroundWrites == null || backgroundWrites.awaitWrites(timeout);
+    }
+
+    /** For tests: the background writers, or null when pages are written on the caller's thread. */
+    BackgroundWrites backgroundWrites()
+    {
+        return backgroundWrites;
+    }
+
     @Override
     public void close()
     {
         closed = true;
+        // pages waiting for the disk are dropped (a restart would lose them anyway); one being written is waited for
+        if (backgroundWrites != null) {
+            backgroundWrites.close();
+        }
         prober.shutdownNow();
         try {
             // a restore registers pages in the cache managers closed below: let it see the flag and stop first

@@ -52,6 +52,7 @@ public class PageCacheConfig
     private Optional<Duration> ttl = Optional.empty();
     private Duration minFileAge = new Duration(5, SECONDS);
     private boolean asyncWriteEnabled;
+    private DataSize asyncWriteBufferSize = DataSize.of(64, MEGABYTE);
     private Optional<DataSize> writeRateLimit = Optional.empty();
     private Optional<DataSize> schemaQuota = Optional.empty();
     private Optional<DataSize> tableQuota = Optional.empty();
@@ -172,10 +173,25 @@ public class PageCacheConfig
     }
 
     @Config("cache.async-write-enabled")
-    @ConfigDescription("Write pages to the cache in the background instead of on the reading thread")
+    @ConfigDescription("Write pages to the cache disks on background threads instead of on the reading thread; pages waiting for the disk take memory up to cache.async-write-buffer-size")
     public PageCacheConfig setAsyncWriteEnabled(boolean asyncWriteEnabled)
     {
         this.asyncWriteEnabled = asyncWriteEnabled;
+        return this;
+    }
+
+    @NotNull
+    @MinDataSize("1MB")
+    public DataSize getAsyncWriteBufferSize()
+    {
+        return asyncWriteBufferSize;
+    }
+
+    @Config("cache.async-write-buffer-size")
+    @ConfigDescription("With cache.async-write-enabled, most memory held by pages waiting for the cache disks; a page that does not fit is not cached (it is never waited for)")
+    public PageCacheConfig setAsyncWriteBufferSize(DataSize asyncWriteBufferSize)
+    {
+        this.asyncWriteBufferSize = asyncWriteBufferSize;
         return this;
     }
 
@@ -353,6 +369,12 @@ public class PageCacheConfig
     public boolean isMaxSizeCountValid()
     {
         return maxSizes.size() <= 1 || maxSizes.size() == baseDirectories.size();
+    }
+
+    @AssertTrue(message = "cache.async-write-buffer-size must hold at least one page (cache.page-size) when cache.async-write-enabled=true")
+    public boolean isAsyncWriteBufferHoldingAPage()
+    {
+        return !asyncWriteEnabled || asyncWriteBufferSize == null || pageSize == null || asyncWriteBufferSize.toBytes() >= pageSize.toBytes();
     }
 
     /** The size limit of each directory: one shared value is divided evenly. */

@@ -1,10 +1,13 @@
 package io.overdrive.cache.page;
 
+import io.airlift.stats.TimeStat;
 import org.weakref.jmx.Managed;
+import org.weakref.jmx.Nested;
 
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /**
  * Overdrive page cache metrics, one MBean per catalog, exported with jmxutils (visible in Trino's {@code jmx} catalog).
@@ -35,6 +38,11 @@ public class PageCacheStats
     private final AtomicLong putsRefused = new AtomicLong();
     private final AtomicLong partialPageWrites = new AtomicLong();
     private final AtomicLong partialPageMisses = new AtomicLong();
+    private final AtomicLong writeBufferBytes = new AtomicLong();
+    private final AtomicLong backgroundWrites = new AtomicLong();
+    private final AtomicLong notCachedWriteBufferFull = new AtomicLong();
+    private final AtomicLong writeBufferHits = new AtomicLong();
+    private final TimeStat backgroundWriteLatency = new TimeStat(MILLISECONDS);
     private final AtomicLong notCachedNoTable = new AtomicLong();
     private final AtomicLong notCachedExcludedTable = new AtomicLong();
     private final AtomicLong notCachedRecentlyModified = new AtomicLong();
@@ -295,6 +303,29 @@ public class PageCacheStats
     public void recordPartialPageWrite()
     {
         partialPageWrites.incrementAndGet();
+    }
+
+    /** Bytes of pages waiting for the cache disks: {@code bytes} more (or fewer, when negative). */
+    public void addWriteBufferBytes(long bytes)
+    {
+        writeBufferBytes.addAndGet(bytes);
+    }
+
+    /** A page (or part of one) written by a background thread, {@code nanos} after it was handed over. */
+    public void recordBackgroundWrite(long nanos)
+    {
+        backgroundWrites.incrementAndGet();
+        backgroundWriteLatency.addNanos(nanos);
+    }
+
+    public void recordNotCachedWriteBufferFull()
+    {
+        notCachedWriteBufferFull.incrementAndGet();
+    }
+
+    public void recordWriteBufferHit()
+    {
+        writeBufferHits.incrementAndGet();
     }
 
     public void recordPartialPageMiss()
@@ -650,5 +681,36 @@ public class PageCacheStats
     {
         DiskStepAside stepAside = this.stepAside;
         return stepAside == null ? Double.NaN : stepAside.worst().map(comparison -> comparison.storageNanos() / 1e6).orElse(Double.NaN);
+    }
+
+    @Managed(description = "Bytes of pages waiting for the cache disks (cache.async-write-enabled), at most cache.async-write-buffer-size")
+    public long getWriteBufferBytes()
+    {
+        return writeBufferBytes.get();
+    }
+
+    @Managed(description = "Pages and parts of pages written to the cache disks by the background writers (cache.async-write-enabled)")
+    public long getBackgroundWrites()
+    {
+        return backgroundWrites.get();
+    }
+
+    @Managed(description = "Pages not cached because the pages waiting for the cache disks already held cache.async-write-buffer-size")
+    public long getNotCachedWriteBufferFull()
+    {
+        return notCachedWriteBufferFull.get();
+    }
+
+    @Managed(description = "Of Hits, reads served from a page still waiting for the cache disks")
+    public long getWriteBufferHits()
+    {
+        return writeBufferHits.get();
+    }
+
+    @Managed
+    @Nested
+    public TimeStat getBackgroundWriteLatency()
+    {
+        return backgroundWriteLatency;
     }
 }

@@ -56,7 +56,7 @@ final class PageStoreDirectory
 {
     enum WriteResult
     {
-        /** Stored, or (asynchronous writes) queued to be stored. */
+        /** Stored. */
         WRITTEN,
         /** Declined by the cache manager with nothing wrong: already present or queued, a lost race, no room. */
         REFUSED,

@@ -191,7 +191,9 @@ class TestCachedTablesTable
                 .setBaseDirectories(first + "," + second)
                 .setMaxSizes(2 * 1000L * PAGE_SIZE + "B")
                 .setPageSize(DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(false);
+                .setAdmissionEnabled(false)
+                // the pages on disk once written, for the rows to count them
+                .setAsyncWriteEnabled(false);
     }
 
     private static void write(PageCache cache, String fileId, int pages, CacheReadContext context)

@@ -39,6 +39,7 @@ class TestPageCacheConfig
                 .setTtl(null)
                 .setMinFileAge(new Duration(5, SECONDS))
                 .setAsyncWriteEnabled(false)
+                .setAsyncWriteBufferSize(DataSize.of(64, MEGABYTE))
                 .setWriteRateLimit(null)
                 .setSchemaQuota(null)
                 .setTableQuota(null)
@@ -64,6 +65,7 @@ class TestPageCacheConfig
                 .put("cache.ttl", "6h")
                 .put("cache.min-file-age", "0s")
                 .put("cache.async-write-enabled", "true")
+                .put("cache.async-write-buffer-size", "16MB")
                 .put("cache.write-rate-limit", "200MB")
                 .put("cache.quota.schema-max-size", "50GB")
                 .put("cache.quota.table-max-size", "10GB")
@@ -85,6 +87,7 @@ class TestPageCacheConfig
                 .setTtl(new Duration(6, HOURS))
                 .setMinFileAge(new Duration(0, SECONDS))
                 .setAsyncWriteEnabled(true)
+                .setAsyncWriteBufferSize(DataSize.of(16, MEGABYTE))
                 .setWriteRateLimit(DataSize.of(200, MEGABYTE))
                 .setSchemaQuota(DataSize.of(50, GIGABYTE))
                 .setTableQuota(DataSize.of(10, GIGABYTE))
@@ -136,6 +139,19 @@ class TestPageCacheConfig
                 "maxSizePresentWhenEnabled", "cache.max-size must be set when cache.enabled=true: one size for all of cache.base-directory, or one size per directory", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(new PageCacheConfig().setEnabled(true).setBaseDirectories("/a,/b,/c").setMaxSizes("1GB,2GB"),
                 "maxSizeCountValid", "cache.max-size must hold one size, or as many sizes as cache.base-directory has directories", jakarta.validation.constraints.AssertTrue.class);
+    }
+
+    @Test
+    void writeBufferHoldsAPage()
+    {
+        PageCacheConfig config = new PageCacheConfig().setEnabled(true).setBaseDirectories("/a").setMaxSizes("1GB");
+        assertFailsValidation(config.setPageSize(DataSize.of(8, MEGABYTE)).setAsyncWriteBufferSize(DataSize.of(4, MEGABYTE)),
+                "asyncWriteBufferHoldingAPage", "cache.async-write-buffer-size must hold at least one page (cache.page-size) when cache.async-write-enabled=true", jakarta.validation.constraints.AssertTrue.class);
+        assertFailsValidation(new PageCacheConfig().setAsyncWriteBufferSize(DataSize.of(512, KILOBYTE)),
+                "asyncWriteBufferSize", "must be greater than or equal to 1MB", io.airlift.units.MinDataSize.class);
+        // pages written on the reading thread need no buffer
+        assertValidates(config.setAsyncWriteEnabled(false));
+        assertValidates(config.setAsyncWriteEnabled(true).setAsyncWriteBufferSize(DataSize.of(8, MEGABYTE)));
     }
 
     @Test

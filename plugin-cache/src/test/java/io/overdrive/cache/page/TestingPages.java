@@ -32,7 +32,10 @@ final class TestingPages
                 .setBaseDirectories(Stream.of(directories).map(Path::toString).collect(Collectors.joining(",")))
                 .setMaxSizes(maxBytesPerDirectory * directories.length + "B")
                 .setPageSize(io.airlift.units.DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(false);
+                .setAdmissionEnabled(false)
+                // pages written on the caller's thread, so that a test sees them on disk once write() returns; the
+                // tests of background writes turn them on
+                .setAsyncWriteEnabled(false);
     }
 
     /** Where the cache of {@link #CATALOG} keeps its pages under one of {@code cache.base-directory}. */

@@ -63,7 +63,9 @@ class TestPartialPageFetches
                 .setBaseDirectories(directory.resolve("cache").toString())
                 .setMaxSizes("64MB")
                 .setPageSize(DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(false);
+                .setAdmissionEnabled(false)
+                // pages on disk once written, as the counts of this test expect
+                .setAsyncWriteEnabled(false);
         pageCache = PageCache.create("lake", config, cacheStats);
         // what a reader needs, to the chunk (the default, whatever the storage's measured cost)
         scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0), new SharedScanStats(), cacheStats);

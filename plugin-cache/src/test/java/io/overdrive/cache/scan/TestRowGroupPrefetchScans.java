@@ -168,7 +168,9 @@ class TestRowGroupPrefetchScans
                 .setBaseDirectories(directory.resolve("cache").toString())
                 .setMaxSizes("64MB")
                 .setPageSize(DataSize.ofBytes(pageSize))
-                .setAdmissionEnabled(false);
+                .setAdmissionEnabled(false)
+                // pages on disk once written, as the counts of this test expect
+                .setAsyncWriteEnabled(false);
     }
 
     // the prefetches run in the background: wait until they are done

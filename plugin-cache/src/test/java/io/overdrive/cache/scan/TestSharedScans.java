@@ -113,7 +113,9 @@ class TestSharedScans
                 .setBaseDirectories(directory.resolve("cache").toString())
                 .setMaxSizes("64MB")
                 .setPageSize(DataSize.ofBytes(PAGE_SIZE))
-                .setAdmissionEnabled(false);
+                .setAdmissionEnabled(false)
+                // pages on disk once written, as the counts of this test expect
+                .setAsyncWriteEnabled(false);
     }
 
     private static SharedScanConfig sharing(int readAhead)
