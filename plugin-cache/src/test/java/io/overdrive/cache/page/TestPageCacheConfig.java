@@ -145,7 +145,7 @@ class TestPageCacheConfig
     void writeBufferHoldsAPage()
     {
         PageCacheConfig config = new PageCacheConfig().setEnabled(true).setBaseDirectories("/a").setMaxSizes("1GB");
-        assertFailsValidation(config.setPageSize(DataSize.of(8, MEGABYTE)).setAsyncWriteBufferSize(DataSize.of(4, MEGABYTE)),
+        assertFailsValidation(config.setAsyncWriteEnabled(true).setPageSize(DataSize.of(8, MEGABYTE)).setAsyncWriteBufferSize(DataSize.of(4, MEGABYTE)),
                 "asyncWriteBufferHoldingAPage", "cache.async-write-buffer-size must hold at least one page (cache.page-size) when cache.async-write-enabled=true", jakarta.validation.constraints.AssertTrue.class);
         assertFailsValidation(new PageCacheConfig().setAsyncWriteBufferSize(DataSize.of(512, KILOBYTE)),
                 "asyncWriteBufferSize", "must be greater than or equal to 1MB", io.airlift.units.MinDataSize.class);
