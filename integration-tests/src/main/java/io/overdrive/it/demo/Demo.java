@@ -138,13 +138,13 @@ public final class Demo
                 step("5/6", "making storage behave like a data lake: " + options.storage());
                 storage.healthy(options);
 
-                step("6/6", "%d users run the mix through each catalog, scenario by scenario".formatted(options.users()));
+                step("6/6", "%s the mix through each catalog, scenario by scenario".formatted(options.users() == 1 ? "1 user runs" : options.users() + " users run"));
                 Scenarios scenarios = new Scenarios(storage, trino, options, catalogs, lake, reference);
                 List<PhaseResult> results = scenarios.run();
 
                 DemoReport report = new DemoReport(results, catalogs.names());
                 String header = header(options, storage, lake, startedAt, seconds(demoStart)) + notes(scenarios.notes());
-                String subtitle = "%s: %d users, TPC-H %s in %s tables; %s: %s".formatted(String.join(" vs ", catalogs.names()), options.users(), options.scale(),
+                String subtitle = "%s: %s, TPC-H %s in %s tables; %s: %s".formatted(String.join(" vs ", catalogs.names()), usersText(options.users()), options.scale(),
                         format.displayName(), storageName(options), options.storage());
                 Path file = report.write(options.report(), header, subtitle, DemoQueries.ALL);
                 System.out.printf("%n%s%n%s%n%s%n%n", report.table(), report.scoreboard(), report.cpuBound());
@@ -315,13 +315,18 @@ public final class Demo
         return out.toString();
     }
 
+    private static String usersText(int users)
+    {
+        return users == 1 ? "1 user" : users + " users";
+    }
+
     private static String header(DemoOptions options, DemoStorage storage, Lake lake, Instant startedAt, double seconds)
     {
         LakeFormat format = options.format();
         return """
                 # Overdrive demo report
 
-                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %d users, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog, %s.
+                Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %s, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog, %s.
                 Table format: **%s** (`--format %s`): %s.
                 Storage: %s on loopback%s; %s; in the slow-node scenario %s.
                 Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
@@ -337,7 +342,7 @@ public final class Demo
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in
                 the order A B C, then C B A; round after round that order rotates and reverses, so that each catalog runs first and
                 last equally often, and every cold phase's round starts on empty caches. Every user's query is timed as its JDBC client sees it and its rows compared with stock %s's.
-                %s""".formatted(startedAt, seconds, options.scenarioList(), options.users(), options.scale(), format.displayName(), DemoReport.bytes(lake.bytes()), TABLES.size(),
+                %s""".formatted(startedAt, seconds, options.scenarioList(), usersText(options.users()), options.scale(), format.displayName(), DemoReport.bytes(lake.bytes()), TABLES.size(),
                 options.warmPasses(), rounds(options), format.displayName(), format.id(), format.description(), storage.description(),
                 options.storageKind() == DemoStorage.Kind.HDFS ? ", replication 3" : "", options.storage(), options.slowNode(),
                 ProjectLayout.TRINO_VERSION, Runtime.getRuntime().availableProcessors(), ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),

@@ -117,7 +117,7 @@ record DemoOptions(
         LakeFormat format = LakeFormat.HIVE;
         List<Scenario> scenarios = List.of(Scenario.SLOW_NODE);
         String scale = "sf0.1";
-        int users = 4;
+        int users = 1;
         Duration storageLatency = Duration.ofMillis(15);
         long storageBandwidth = 64L << 20;
         Duration slowDataNode = Duration.ofMillis(1000);

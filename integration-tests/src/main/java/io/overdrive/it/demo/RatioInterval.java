@@ -22,13 +22,13 @@ import static java.util.Objects.requireNonNull;
  * (every resample keeps the query mix), which ignores what differs from round to round and is labelled so. A figure
  * with one value per round (storage bytes) has no interval from one round.
  */
-final class RatioInterval
+public final class RatioInterval
 {
     static final int RESAMPLES = 10_000;
     static final long SEED = 1;
 
     /** What is compared: a nearest-rank percentile of the values, or their total. */
-    enum Statistic
+    public enum Statistic
     {
         P50, P95, TOTAL;
 
@@ -60,11 +60,11 @@ final class RatioInterval
     }
 
     /** Win: the interval entirely below 1 (lower is better); loss: entirely above; tie: it contains 1; none: no interval. */
-    enum Verdict
+    public enum Verdict
     {
         WIN, TIE, LOSS, NONE;
 
-        String label()
+        public String label()
         {
             return this == NONE ? "-" : name().toLowerCase(Locale.ROOT);
         }
@@ -85,7 +85,7 @@ final class RatioInterval
     }
 
     /** How the interval was drawn. */
-    enum Method
+    public enum Method
     {
         /** Rounds resampled with replacement. */
         ROUNDS("rounds resampled"),
@@ -101,16 +101,16 @@ final class RatioInterval
             this.description = description;
         }
 
-        String description()
+        public String description()
         {
             return description;
         }
     }
 
     /** One catalog's values in one round, by query (a figure with one value per round: one key). */
-    record Round(Map<String, List<Long>> byQuery)
+    public record Round(Map<String, List<Long>> byQuery)
     {
-        Round
+        public Round
         {
             Map<String, List<Long>> copy = new LinkedHashMap<>();
             byQuery.forEach((query, values) -> copy.put(requireNonNull(query, "query is null"), List.copyOf(values)));
@@ -118,7 +118,7 @@ final class RatioInterval
         }
 
         /** A round with one value (a phase's storage bytes). */
-        static Round single(long value)
+        public static Round single(long value)
         {
             return new Round(Map.of("", List.of(value)));
         }
@@ -135,9 +135,9 @@ final class RatioInterval
     }
 
     /** The ratio, its interval ({@code NaN} where there is none), the verdict, the method, the rounds and each round's own ratio. */
-    record Estimate(double ratio, double low, double high, Verdict verdict, Method method, int rounds, List<Double> roundRatios)
+    public record Estimate(double ratio, double low, double high, Verdict verdict, Method method, int rounds, List<Double> roundRatios)
     {
-        Estimate
+        public Estimate
         {
             requireNonNull(verdict, "verdict is null");
             requireNonNull(method, "method is null");
@@ -145,13 +145,13 @@ final class RatioInterval
         }
 
         /** "0.87x", or "-" without a ratio. */
-        String ratioText()
+        public String ratioText()
         {
             return format(ratio) + (Double.isNaN(ratio) || Double.isInfinite(ratio) ? "" : "x");
         }
 
         /** "0.74-1.25", or "-" without an interval. */
-        String intervalText()
+        public String intervalText()
         {
             return Double.isNaN(low) || Double.isNaN(high) ? "-" : "%s-%s".formatted(format(low), format(high));
         }
@@ -167,7 +167,7 @@ final class RatioInterval
 
     private RatioInterval() {}
 
-    static Estimate estimate(List<Round> catalog, List<Round> anchor, Statistic statistic)
+    public static Estimate estimate(List<Round> catalog, List<Round> anchor, Statistic statistic)
     {
         return estimate(catalog, anchor, statistic, RESAMPLES, SEED);
     }

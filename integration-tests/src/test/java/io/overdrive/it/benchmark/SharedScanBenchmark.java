@@ -2,6 +2,7 @@ package io.overdrive.it.benchmark;
 
 import io.airlift.units.DataSize;
 import io.overdrive.it.TestingHdfs;
+import io.overdrive.it.demo.RatioInterval;
 import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.HiveCatalogs;
 import io.overdrive.it.harness.JmxAttributes;
@@ -583,6 +584,12 @@ public class SharedScanBenchmark
         return median(ratios);
     }
 
+    // one value per round, each round's wall time in microseconds, for a bootstrap over rounds
+    private static List<RatioInterval.Round> wallRounds(List<Run> runs)
+    {
+        return runs.stream().map(run -> RatioInterval.Round.single(Math.round(run.wallMillis() * 1000))).toList();
+    }
+
     private static double medianOf(List<Run> runs, Function<Run, Double> value)
     {
         return median(runs.stream().map(value).toList());
@@ -696,7 +703,8 @@ public class SharedScanBenchmark
         List<Run> stock = runs.get(HIVE).get("1");
         StringBuilder out = new StringBuilder("One cold query against stock Trino (`%s`, no cache) in the same round (median of the per-round ratios; %d ms per request, %s):\n\n"
                 .formatted(HIVE, readDelayMillis, bandwidth.toBytes() >= UNLIMITED.toBytes() ? "bandwidth unlimited" : bandwidth.succinct() + " per second"))
-                .append("| catalog | wall vs stock | DataNode bytes vs stock | DataNode requests vs stock | goal: bytes <= 1.05x | goal: wall <= 1.0x |\n|---|---:|---:|---:|---|---|\n");
+                .append("| catalog | wall vs stock | wall: pooled ratio, 95%% interval (%s), verdict | DataNode bytes vs stock | DataNode requests vs stock | goal: bytes <= 1.05x | goal: wall <= 1.0x |\n|---|---:|---|---:|---:|---|---|\n"
+                        .formatted(rounds > 1 ? "%d rounds resampled, bootstrap".formatted(rounds) : "one round: no interval"));
         List<String> catalogs = new ArrayList<>(catalogs());
         if (sharedScans) {
             catalogs.add(NO_PREFETCH);
@@ -708,7 +716,9 @@ public class SharedScanBenchmark
             double wall = medianRatio(cache, stock, Run::wallMillis);
             double bytes = medianRatio(cache, stock, run -> (double) run.bytes());
             double requests = medianRatio(cache, stock, run -> (double) run.requests());
-            out.append("| `%s` | %.2fx | %.2fx | %.2fx | %s | %s |\n".formatted(catalog, wall, bytes, requests, bytes <= 1.05 ? "yes" : "no", wall <= 1.0 ? "yes" : "no"));
+            RatioInterval.Estimate interval = RatioInterval.estimate(wallRounds(cache), wallRounds(stock), RatioInterval.Statistic.TOTAL);
+            out.append("| `%s` | %.2fx | %s, %s, %s | %.2fx | %.2fx | %s | %s |\n".formatted(catalog, wall, interval.ratioText(), interval.intervalText(), interval.verdict().label(),
+                    bytes, requests, bytes <= 1.05 ? "yes" : "no", wall <= 1.0 ? "yes" : "no"));
         }
         if (sharedScans) {
             List<Run> unhedged = runs.get(UNHEDGED).get("1");

@@ -19,7 +19,7 @@ final class TestDemoOptions
         assertThat(options.work()).isEqualTo(Path.of("/tmp/repo/.demo"));
         assertThat(options.report()).isEqualTo(Path.of("/tmp/repo/.demo/report"));
         assertThat(options.scale()).isEqualTo("sf0.1");
-        assertThat(options.users()).isEqualTo(4);
+        assertThat(options.users()).isEqualTo(1);
         assertThat(options.scenarios()).containsExactly(Scenario.SLOW_NODE);
         assertThat(options.storageLatency()).isEqualTo(Duration.ofMillis(15));
         assertThat(options.slowDataNode()).isEqualTo(Duration.ofMillis(1000));

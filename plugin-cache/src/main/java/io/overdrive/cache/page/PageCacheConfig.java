@@ -4,9 +4,11 @@ import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
+import io.airlift.configuration.ConfigHidden;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.airlift.units.MaxDataSize;
+import io.airlift.units.MaxDuration;
 import io.airlift.units.MinDataSize;
 import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
@@ -62,6 +64,7 @@ public class PageCacheConfig
     private int directoryFailureThreshold = 10;
     private Duration directoryRetryInterval = new Duration(1, MINUTES);
     private boolean slowDiskStepAsideEnabled = true;
+    private Duration testingDiskReadDelay = new Duration(0, SECONDS);
     private List<String> includeTables = ImmutableList.of();
     private List<String> excludeTables = ImmutableList.of();
 
@@ -314,6 +317,22 @@ public class PageCacheConfig
     public PageCacheConfig setSlowDiskStepAsideEnabled(boolean slowDiskStepAsideEnabled)
     {
         this.slowDiskStepAsideEnabled = slowDiskStepAsideEnabled;
+        return this;
+    }
+
+    @NotNull
+    @MaxDuration("10s")
+    public Duration getTestingDiskReadDelay()
+    {
+        return testingDiskReadDelay;
+    }
+
+    @ConfigHidden
+    @Config("cache.testing.disk-read-delay")
+    @ConfigDescription("For benchmarks and tests only: a fault injected at the page store, every read of a page from a cache directory waits this long first, as a slow disk would (default 0s: none)")
+    public PageCacheConfig setTestingDiskReadDelay(Duration testingDiskReadDelay)
+    {
+        this.testingDiskReadDelay = testingDiskReadDelay;
         return this;
     }
 

@@ -19,6 +19,7 @@ import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.KILOBYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static java.util.stream.Collectors.joining;
@@ -49,6 +50,7 @@ class TestPageCacheConfig
                 .setDirectoryFailureThreshold(10)
                 .setDirectoryRetryInterval(new Duration(1, MINUTES))
                 .setSlowDiskStepAsideEnabled(true)
+                .setTestingDiskReadDelay(new Duration(0, SECONDS))
                 .setIncludeTables(null)
                 .setExcludeTables(null));
     }
@@ -75,6 +77,7 @@ class TestPageCacheConfig
                 .put("cache.directory-failure-threshold", "5")
                 .put("cache.directory-retry-interval", "30s")
                 .put("cache.slow-disk-step-aside-enabled", "false")
+                .put("cache.testing.disk-read-delay", "20ms")
                 .put("cache.include-tables", "sales.*, *.dim_*")
                 .put("cache.exclude-tables", "sales.orders_staging")
                 .buildOrThrow();
@@ -97,6 +100,7 @@ class TestPageCacheConfig
                 .setDirectoryFailureThreshold(5)
                 .setDirectoryRetryInterval(new Duration(30, SECONDS))
                 .setSlowDiskStepAsideEnabled(false)
+                .setTestingDiskReadDelay(new Duration(20, MILLISECONDS))
                 .setIncludeTables("sales.*,*.dim_*")
                 .setExcludeTables("sales.orders_staging");
         assertFullMapping(properties, expected);

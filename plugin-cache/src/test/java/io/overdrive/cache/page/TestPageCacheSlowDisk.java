@@ -1,6 +1,7 @@
 package io.overdrive.cache.page;
 
 import alluxio.client.file.cache.PageId;
+import io.airlift.units.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,6 +98,33 @@ class TestPageCacheSlowDisk
                 assertThat(read(cache, pageId)).as("back").isTrue();
             }
             assertThat(stats.getReadsSteppedAside()).isEqualTo(steppedAside);
+        }
+    }
+
+    @Test
+    void injectedDiskReadDelaySlowsEveryReadOfTheDisk()
+            throws Exception
+    {
+        // cache.testing.disk-read-delay, the slow disk benchmarks inject: every hit waits for it, the bytes stay right
+        long delayNanos = MILLISECONDS.toNanos(30);
+        PageCacheStats stats = new PageCacheStats();
+        PageCacheConfig config = TestingPages.config(100 * PAGE_SIZE, first)
+                .setSlowDiskStepAsideEnabled(false)
+                .setTestingDiskReadDelay(new Duration(30, MILLISECONDS));
+        try (LocalPageCache cache = new LocalPageCache(TestingPages.CATALOG, config, stats)) {
+            List<PageId> pages = pages("file", 10);
+            for (PageId pageId : pages) {
+                assertThat(read(cache, pageId)).as("cold").isFalse();
+            }
+            for (int round = 0; round < 2; round++) {
+                for (PageId pageId : pages) {
+                    long start = System.nanoTime();
+                    assertThat(read(cache, pageId)).as("cached").isTrue();
+                    assertThat(System.nanoTime() - start).as("a hit waits for the injected delay").isGreaterThanOrEqualTo(delayNanos);
+                }
+            }
+            assertThat(stats.getHits()).isEqualTo(2L * pages.size());
+            assertThat(stats.getDiskReadMillis()).as("the disk's measured read time").isGreaterThanOrEqualTo(30.0);
         }
     }
 
