@@ -95,6 +95,8 @@ final class DiskStepAside
         // the last WINDOW reads: their times and storage's estimates for their bytes, a ring; guarded by this
         private final double[] diskNanos = new double[WINDOW];
         private final double[] storageNanos = new double[WINDOW];
+        // per-read ratios and excesses for the decision's medians, reused on every read; guarded by this
+        private final double[] scratch = new double[WINDOW];
         private int next;
         private int reads;
         private long lastReadNanos;
@@ -163,15 +165,20 @@ final class DiskStepAside
                 if (reads < MIN_READS) {
                     return;
                 }
-                Comparison comparison = compare();
-                if (!steppedAside && enabled && comparison.ratio() >= STEP_ASIDE_RATIO && comparison.excessNanos() >= MIN_EXCESS_NANOS) {
+                // on every read only the two medians the decision needs, without allocating; the full comparison
+                // only for the log line of a change
+                double ratio = medianRatio();
+                double excessNanos = medianExcessNanos();
+                if (!steppedAside && enabled && ratio >= STEP_ASIDE_RATIO && excessNanos >= MIN_EXCESS_NANOS) {
                     steppedAside = true;
                     lastProbeNanos.set(ticker.read());
+                    Comparison comparison = compare();
                     log.warn("Overdrive cache directory %s reads slower than remote storage (%.1f ms per read, storage %.1f ms): its hits are read from storage and no pages are written to it until it is faster again",
                             path, comparison.diskNanos() / 1e6, comparison.storageNanos() / 1e6);
                 }
-                else if (steppedAside && (comparison.ratio() <= RETURN_RATIO || comparison.excessNanos() < MIN_EXCESS_NANOS / 2.0)) {
+                else if (steppedAside && (ratio <= RETURN_RATIO || excessNanos < MIN_EXCESS_NANOS / 2.0)) {
                     steppedAside = false;
+                    Comparison comparison = compare();
                     log.info("Overdrive cache directory %s reads as fast as remote storage again (%.1f ms per read, storage %.1f ms) and serves hits again",
                             path, comparison.diskNanos() / 1e6, comparison.storageNanos() / 1e6);
                 }
@@ -200,6 +207,26 @@ final class DiskStepAside
             return reads < MIN_READS ? Optional.empty() : Optional.of(compare());
         }
 
+        // guarded by this; as compare()'s ratio
+        private double medianRatio()
+        {
+            int count = Math.min(reads, WINDOW);
+            for (int i = 0; i < count; i++) {
+                scratch[i] = diskNanos[i] / Math.max(1, storageNanos[i]);
+            }
+            return median(scratch, count);
+        }
+
+        // guarded by this; as compare()'s excess
+        private double medianExcessNanos()
+        {
+            int count = Math.min(reads, WINDOW);
+            for (int i = 0; i < count; i++) {
+                scratch[i] = diskNanos[i] - storageNanos[i];
+            }
+            return median(scratch, count);
+        }
+
         // guarded by this
         private Comparison compare()
         {
@@ -218,8 +245,14 @@ final class DiskStepAside
 
     private static double median(double[] values)
     {
-        Arrays.sort(values);
-        int middle = values.length / 2;
-        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+        return median(values, values.length);
+    }
+
+    // the median of the first count values (sorts them in place)
+    private static double median(double[] values, int count)
+    {
+        Arrays.sort(values, 0, count);
+        int middle = count / 2;
+        return count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
     }
 }
