@@ -232,7 +232,7 @@ class TestHedgedReadsMultiProcess
     {
         String mbean = "io.overdrive.cache.hedge:type=HedgedReadStats,name=%s,*".formatted(DEFAULTS);
         int workerJmx = cluster.workers().getFirst().jmxPort();
-        // healthy storage: the catalog's reads bring the threshold of its HDFS clients down from the 10 s they were
+        // healthy storage: the catalog's reads bring the threshold of its HDFS clients down from the 500 ms they were
         // created with; set every second, so a few rounds of queries suffice
         hdfs.setReadDelay(Duration.ofMillis(5));
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
@@ -247,7 +247,7 @@ class TestHedgedReadsMultiProcess
         assertThat(threshold).as("adapted threshold (ms)").isGreaterThanOrEqualTo(10).isLessThan(300);
 
         // one slow replica: the reads that land there run past the adapted threshold and HDFS hedges them (only a
-        // threshold really set on the HDFS clients makes HDFS hedge before 10 s), on another replica, and wins
+        // threshold really set on the HDFS clients makes HDFS hedge before the 500 ms they were created with), on another replica, and wins
         hdfs.setSlowDataNode(0, Duration.ofMillis(300), Duration.ofMillis(10));
         Counters before = counters(DEFAULTS);
         for (int round = 0; round < 2; round++) {

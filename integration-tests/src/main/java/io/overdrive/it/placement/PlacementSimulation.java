@@ -21,10 +21,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 public final class PlacementSimulation
 {
     static final String USAGE = """
-            usage: ./overdrive bench placement [--out DIR] [--quick] [--seed N]
-              --out DIR   where report.md and the charts go (default integration-tests/target/benchmarks/placement)
-              --quick     a smoke run: a tenth of the simulated time, no 1,000-worker runs; not for the docs
-              --seed N    the seed of arrivals, the leaving worker and tie breaks (default %d)""".formatted(SimulationConfig.DEFAULT_SEED);
+            usage: ./overdrive bench placement [--out DIR] [--quick] [--seed N] [--rounds N [--workers W]]
+              --out DIR     where report.md and the charts go (default integration-tests/target/benchmarks/placement)
+              --quick       a smoke run: a tenth of the simulated time, no 1,000-worker runs; not for the docs
+              --seed N      the seed of arrivals, the leaving worker and tie breaks (default %d)
+              --rounds N    instead of the full report: the main run at one scale with N seeds (N, the seed and those after
+                            it), every policy; Overdrive's hit ratio and query P95 against each other policy's, each
+                            with its 95%% interval over the seeds (rounds.md)
+              --workers W   the scale of --rounds (default 10)""".formatted(SimulationConfig.DEFAULT_SEED);
 
     static final List<Integer> SCALES = List.of(10, 100, 1000);
 
@@ -39,11 +43,15 @@ public final class PlacementSimulation
         Path out = Path.of("integration-tests/target/benchmarks/placement");
         boolean quick = false;
         long seed = SimulationConfig.DEFAULT_SEED;
+        int rounds = 0;
+        int workers = 10;
         for (int index = 0; index < args.length; index++) {
             switch (args[index]) {
                 case "--out" -> out = Path.of(argument(args, ++index));
                 case "--quick" -> quick = true;
                 case "--seed" -> seed = Long.parseLong(argument(args, ++index));
+                case "--rounds" -> rounds = positive(argument(args, ++index), "--rounds");
+                case "--workers" -> workers = positive(argument(args, ++index), "--workers");
                 case "-h", "--help" -> {
                     System.out.println(USAGE);
                     return;
@@ -58,6 +66,23 @@ public final class PlacementSimulation
         Files.createDirectories(out);
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         long startNanos = System.nanoTime();
+        if (rounds > 0) {
+            List<List<Run>> seeds = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                SimulationConfig config = scaled(SimulationConfig.standard(workers).withSeed(seed + round), quick ? 0.1 : 1.0);
+                List<Run> runs = new ArrayList<>();
+                for (String policy : Simulator.POLICIES) {
+                    runs.add(run(PlacementReport.MAIN, "seed %d".formatted(seed + round), config, policy));
+                }
+                seeds.add(runs);
+            }
+            String report = PlacementRounds.render(seeds, started, (System.nanoTime() - startNanos) / 1e9, quick);
+            Files.writeString(out.resolve("rounds.md"), report, UTF_8);
+            System.out.println();
+            System.out.println(report);
+            System.out.printf("report: %s%n", out.resolve("rounds.md"));
+            return;
+        }
         List<Run> runs = runAll(quick, seed);
         double wallSeconds = (System.nanoTime() - startNanos) / 1e9;
         List<Path> charts = PlacementCharts.write(out, runs);
@@ -212,6 +237,20 @@ public final class PlacementSimulation
         System.out.printf("%-28s %-34s %5d workers %-18s %6.1f s (CPU %5.1f s): hit %.3f, query P95 %,.0f ms, max/avg splits %.2f%n",
                 section, variant, config.workers(), policy, run.wallSeconds(), run.cpuSeconds(), result.hitRatio(), result.queryP95(), result.maxAvgSplits());
         return run;
+    }
+
+    private static int positive(String value, String option)
+    {
+        try {
+            int parsed = Integer.parseInt(value);
+            if (parsed >= 1) {
+                return parsed;
+            }
+        }
+        catch (NumberFormatException _) {
+            // reported below
+        }
+        throw new IllegalArgumentException("%s takes a whole number of at least 1, not '%s'".formatted(option, value));
     }
 
     private static String argument(String[] args, int index)

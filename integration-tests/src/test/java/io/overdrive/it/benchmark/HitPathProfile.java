@@ -38,16 +38,21 @@ final class HitPathProfile
     {
         Recording recording = new Recording();
         recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+        // heap allocation, sampled by JFR and weighed by the bytes each sample stands for
+        recording.enable("jdk.ObjectAllocationSample").with("throttle", "1000/s");
         recording.setToDisk(true);
         recording.start();
         return new HitPathProfile(recording);
     }
 
     /**
-     * Samples per category (plus {@code all}), from the recording since {@link #start}, and for each cache's category
-     * the samples by the method running (the stack's leaf frame): what its read path spends its CPU on.
+     * Samples per category (plus {@code all}), from the recording since {@link #start}, and for each category the samples
+     * by the method running (the stack's leaf frame) and by its owner (the first frame of the category's own code: which
+     * of its methods the CPU was spent under); the heap allocated per category (plus {@code all}, bytes as JFR's
+     * allocation samples weigh them) and by owner.
      */
-    record Samples(Map<String, Long> categories, Map<String, Map<String, Long>> leaves) {}
+    record Samples(Map<String, Long> categories, Map<String, Map<String, Long>> leaves, Map<String, Map<String, Long>> owners,
+            Map<String, Long> allocated, Map<String, Map<String, Long>> allocationOwners) {}
 
     Samples stop()
     {
@@ -58,25 +63,45 @@ final class HitPathProfile
                 recording.dump(file);
                 Map<String, Long> samples = new LinkedHashMap<>();
                 Map<String, Map<String, Long>> leaves = new LinkedHashMap<>();
+                Map<String, Map<String, Long>> owners = new LinkedHashMap<>();
+                Map<String, Long> allocated = new LinkedHashMap<>();
+                Map<String, Map<String, Long>> allocationOwners = new LinkedHashMap<>();
                 samples.put("all", 0L);
-                CATEGORIES.keySet().forEach(category -> samples.put(category, 0L));
+                allocated.put("all", 0L);
+                CATEGORIES.keySet().forEach(category -> {
+                    samples.put(category, 0L);
+                    allocated.put(category, 0L);
+                });
                 try (RecordingFile events = new RecordingFile(file)) {
                     while (events.hasMoreEvents()) {
                         RecordedEvent event = events.readEvent();
-                        if (!event.getEventType().getName().equals("jdk.ExecutionSample") || event.getStackTrace() == null) {
+                        if (event.getStackTrace() == null) {
                             continue;
                         }
-                        samples.merge("all", 1L, Long::sum);
-                        String category = categoryOf(event.getStackTrace().getFrames());
-                        if (category != null) {
-                            samples.merge(category, 1L, Long::sum);
-                            RecordedFrame leaf = event.getStackTrace().getFrames().getFirst();
-                            leaves.computeIfAbsent(category, _ -> new HashMap<>())
-                                    .merge(leaf.getMethod().getType().getName() + "." + leaf.getMethod().getName(), 1L, Long::sum);
+                        List<RecordedFrame> frames = event.getStackTrace().getFrames();
+                        String category = categoryOf(frames);
+                        switch (event.getEventType().getName()) {
+                            case "jdk.ExecutionSample" -> {
+                                samples.merge("all", 1L, Long::sum);
+                                if (category != null) {
+                                    samples.merge(category, 1L, Long::sum);
+                                    leaves.computeIfAbsent(category, _ -> new HashMap<>()).merge(name(frames.getFirst()), 1L, Long::sum);
+                                    owners.computeIfAbsent(category, _ -> new HashMap<>()).merge(ownerOf(category, frames), 1L, Long::sum);
+                                }
+                            }
+                            case "jdk.ObjectAllocationSample" -> {
+                                long weight = event.getLong("weight");
+                                allocated.merge("all", weight, Long::sum);
+                                if (category != null) {
+                                    allocated.merge(category, weight, Long::sum);
+                                    allocationOwners.computeIfAbsent(category, _ -> new HashMap<>()).merge(ownerOf(category, frames), weight, Long::sum);
+                                }
+                            }
+                            default -> {}
                         }
                     }
                 }
-                return new Samples(samples, leaves);
+                return new Samples(samples, leaves, owners, allocated, allocationOwners);
             }
             finally {
                 Files.deleteIfExists(file);
@@ -88,6 +113,24 @@ final class HitPathProfile
         finally {
             recording.close();
         }
+    }
+
+    private static String name(RecordedFrame frame)
+    {
+        return frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
+    }
+
+    // the first frame, from the top of the stack, of the category's own code
+    private static String ownerOf(String category, List<RecordedFrame> frames)
+    {
+        List<String> prefixes = CATEGORIES.get(category);
+        for (RecordedFrame frame : frames) {
+            String type = frame.getMethod().getType().getName();
+            if (prefixes.stream().anyMatch(type::startsWith)) {
+                return name(frame);
+            }
+        }
+        return "?";
     }
 
     private static String categoryOf(List<RecordedFrame> frames)

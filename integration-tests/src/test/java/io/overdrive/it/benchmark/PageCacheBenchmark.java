@@ -7,6 +7,7 @@ import com.google.inject.Key;
 import io.overdrive.cache.connector.OverdriveConnector;
 import io.overdrive.cache.coordinator.CoordinatorCacheStats;
 import io.overdrive.it.OverdriveQueryRunner;
+import io.overdrive.it.demo.RatioInterval;
 import io.overdrive.it.TestingHdfs;
 import io.overdrive.it.harness.HdfsCluster;
 import io.overdrive.it.harness.HdfsCluster.NameNodeOps;
@@ -90,6 +91,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code overdrive.benchmark.read-delay-ms} (per-request DataNode delay of the delayed pass, default 10; 0 skips it),
  * {@code overdrive.benchmark.pollution.rounds} (one-off scans in the pollution workload, default 6),
  * {@code overdrive.benchmark.pollution.cache-size} (default 100MB per unit of scale),
+ * {@code overdrive.benchmark.cold.rounds} (rounds of the miss path: a cold pass of stock {@code hive} and one of
+ * {@code overdrive} with its cache flushed, their order swapped every round; default 5; {@code ./overdrive bench cache --rounds N}),
  * {@code overdrive.benchmark.profile} (the JFR profile of the loopback warm passes, default true),
  * {@code overdrive.benchmark.work} (HDFS data and cache directories, emptied before and after; default under java.io.tmpdir).
  */
@@ -127,6 +130,8 @@ public class PageCacheBenchmark
     private final int repetitions = Integer.getInteger("overdrive.benchmark.repetitions", 20);
     private final long readDelayMillis = Long.getLong("overdrive.benchmark.read-delay-ms", 10);
     private final int pollutionRounds = Integer.getInteger("overdrive.benchmark.pollution.rounds", 6);
+    // the miss path: rounds of one cold pass of stock hive and one of overdrive with its cache flushed (./overdrive bench cache --rounds N)
+    private final int coldRounds = Integer.getInteger("overdrive.benchmark.cold.rounds", 5);
     // JFR execution samples of the loopback warm passes: where the CPU goes (HitPathProfile)
     private final boolean profiling = Boolean.parseBoolean(System.getProperty("overdrive.benchmark.profile", "true"));
     // the pollution caches hold the hot table (orders, ~32MB per unit of scale as Parquet) 3 times over, but not one
@@ -168,6 +173,7 @@ public class PageCacheBenchmark
 
             bench.loadData();
             bench.repeatedWorkload();
+            bench.missPath();
             if (readDelayMillis > 0) {
                 hdfs.setReadDelay(Duration.ofMillis(readDelayMillis));
                 try {
@@ -201,6 +207,8 @@ public class PageCacheBenchmark
         private Map<String, Map<String, Long>> threadCpu;
         private String timedCatalog;
         private final TestingTrinoServer worker;
+        // each query's rows from the first cold pass, which every later pass must return too
+        private final Map<String, MaterializedResult> expected = new LinkedHashMap<>();
 
         Bench(DistributedQueryRunner runner, DataNodeMetrics dataNodes, HdfsCluster hdfs, Report report)
         {
@@ -243,7 +251,6 @@ public class PageCacheBenchmark
                 runner.execute("SELECT count(*) FROM %s.%s.warmup".formatted(catalog, SCHEMA));
             }
 
-            Map<String, MaterializedResult> expected = new LinkedHashMap<>();
             // cold: each catalog's first pass over its empty cache, one catalog at a time, DataNode bytes around each
             long before = dataNodes.bytesRead();
             for (String catalog : TIMED_CATALOGS) {
@@ -298,6 +305,44 @@ public class PageCacheBenchmark
             }
             log(OverdriveMetrics.describe(OVERDRIVE));
             log("repeated workload done: DataNode bytes cold %s, warm pass %s; cache counters cold %s, warm %s".formatted(report.coldRemoteBytes, report.warmRemoteBytes, report.coldCacheCounters, report.warmCacheCounters));
+        }
+
+        // the miss path: stock hive and overdrive cold, round after round, Overdrive's cache flushed before each of its
+        // passes (stock hive has no cache to empty), the two alternated and their order swapped every round so that
+        // neither always runs first. Each pass: every query's sample (Trino's CPU among them), the cache's own counters,
+        // and a JFR profile of where the JVM's CPU went
+        void missPath()
+        {
+            for (int round = 0; round < coldRounds; round++) {
+                for (String catalog : round % 2 == 0 ? List.of(HIVE, OVERDRIVE) : List.of(OVERDRIVE, HIVE)) {
+                    if (catalog.equals(OVERDRIVE)) {
+                        MaterializedResult flushed = runner.execute("SELECT * FROM TABLE(%s.system.flush_cache())".formatted(OVERDRIVE));
+                        log("miss path round %d: flushed %s".formatted(round + 1, flushed.getMaterializedRows()));
+                    }
+                    CacheCounters before = cacheCounters(catalog);
+                    CacheCounters coordinatorBefore = coordinatorCacheCounters(catalog);
+                    HitPathProfile profile = profiling ? HitPathProfile.start() : null;
+                    Map<String, Sample> pass = new LinkedHashMap<>();
+                    for (Map.Entry<String, String> query : QUERIES.entrySet()) {
+                        Timed timed = time(query.getValue().formatted(catalog));
+                        pass.put(query.getKey(), timed.sample());
+                        report.compare(catalog + " (miss path)", query.getKey(), expected.get(query.getKey()), timed.result());
+                    }
+                    if (profile != null) {
+                        HitPathProfile.Samples samples = profile.stop();
+                        samples.categories().forEach((category, count) -> report.missProfile.computeIfAbsent(catalog, _ -> new LinkedHashMap<>()).merge(category, count, Long::sum));
+                        samples.owners().forEach((category, owners) -> owners.forEach((owner, count) ->
+                                report.missOwners.computeIfAbsent(catalog, _ -> new HashMap<>()).computeIfAbsent(category, _ -> new HashMap<>()).merge(owner, count, Long::sum)));
+                        samples.allocated().forEach((category, bytes) -> report.missAllocated.computeIfAbsent(catalog, _ -> new LinkedHashMap<>()).merge(category, bytes, Long::sum));
+                        samples.allocationOwners().forEach((category, owners) -> owners.forEach((owner, bytes) ->
+                                report.missAllocationOwners.computeIfAbsent(catalog, _ -> new HashMap<>()).computeIfAbsent(category, _ -> new HashMap<>()).merge(owner, bytes, Long::sum)));
+                    }
+                    report.missPasses.computeIfAbsent(catalog, _ -> new ArrayList<>()).add(pass);
+                    report.missCacheCounters.merge(catalog, cacheCounters(catalog).minus(before), CacheCounters::plus);
+                    report.missCoordinatorCounters.merge(catalog, coordinatorCacheCounters(catalog).minus(coordinatorBefore), CacheCounters::plus);
+                }
+            }
+            log("miss path done: %d rounds, cache counters %s, coordinator tier %s".formatted(coldRounds, report.missCacheCounters, report.missCoordinatorCounters));
         }
 
         void delayedWarmPasses()
@@ -647,6 +692,14 @@ public class PageCacheBenchmark
         final Map<String, CacheCounters> pollutionAll = new LinkedHashMap<>();
         final Map<String, Long> pollutionCached = new LinkedHashMap<>();
         final Map<String, List<Double>> hotLatency = new LinkedHashMap<>();
+        // the miss path: per catalog, its cold passes (each query's sample), the cache's counters over them, and JFR samples
+        final Map<String, List<Map<String, Sample>>> missPasses = new LinkedHashMap<>();
+        final Map<String, CacheCounters> missCacheCounters = new LinkedHashMap<>();
+        final Map<String, CacheCounters> missCoordinatorCounters = new LinkedHashMap<>();
+        final Map<String, Map<String, Long>> missProfile = new LinkedHashMap<>();
+        final Map<String, Map<String, Map<String, Long>>> missOwners = new LinkedHashMap<>();
+        final Map<String, Map<String, Long>> missAllocated = new LinkedHashMap<>();
+        final Map<String, Map<String, Map<String, Long>>> missAllocationOwners = new LinkedHashMap<>();
         long readDelayMillis;
         boolean resultsMatch = true;
         final List<String> mismatches = new ArrayList<>();
@@ -726,6 +779,97 @@ public class PageCacheBenchmark
             Map<String, Long> groups = threads.getOrDefault(catalog, Map.of());
             long nanos = group == null ? groups.values().stream().mapToLong(Long::longValue).sum() : groups.getOrDefault(group, 0L);
             return nanos / 1e6 / repetitions;
+        }
+
+        // the miss path's rounds: each catalog's pass per round, the ratios of pass totals with their intervals, and the profile
+        void renderMissPath(StringBuilder out)
+        {
+            if (missPasses.isEmpty()) {
+                return;
+            }
+            int rounds = missPasses.get(HIVE).size();
+            out.append("\n#### The miss path: cold passes, %d rounds\n\n".formatted(rounds));
+            out.append("Each round one cold pass of the 5 queries through stock `hive` (no cache) and one through `overdrive` right after its cache was ");
+            out.append("emptied (`flush_cache`), so that every read is a miss that fetches from HDFS and fills the cache; the two in turn, the order swapped every round. ");
+            out.append("Mean per pass; Trino's task CPU from its `QueryStats` (`totalCpuTime`), the JVM's CPU from `/proc` (coordinator, worker and client).\n\n");
+            out.append("| catalog | wall (ms) | task CPU (ms) | Trino JVM CPU (ms) | heap allocated (MB) | worker cache: from cache / from remote | coordinator tier: from cache / from remote |\n");
+            out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+            for (String catalog : List.of(HIVE, OVERDRIVE)) {
+                List<Map<String, Sample>> passes = missPasses.get(catalog);
+                CacheCounters counters = missCacheCounters.get(catalog);
+                CacheCounters coordinator = missCoordinatorCounters.get(catalog);
+                out.append("| %s | %s | %s | %s | %.0f | %s | %s |\n".formatted(label(catalog), formatMillis(meanPass(passes, Sample::wallMillis)), formatMillis(meanPass(passes, Sample::queryCpuMillis)),
+                        formatMillis(meanPass(passes, Sample::trinoCpuMillis)), meanPass(passes, Sample::allocatedMegabytes),
+                        catalog.equals(HIVE) ? "(no cache)" : "%s / %s".formatted(formatBytes(counters.fromCache() / rounds), formatBytes(counters.fromRemote() / rounds)),
+                        catalog.equals(HIVE) ? "(no cache)" : "%s / %s".formatted(formatBytes(coordinator.fromCache() / rounds), formatBytes(coordinator.fromRemote() / rounds))));
+            }
+            out.append("\n`overdrive` over `hive`, the totals of the pass (sum of the 5 queries), 95% bootstrap interval over the rounds:\n\n");
+            out.append("| figure | ratio | 95% interval | verdict | each round |\n|---|---:|---:|---|---|\n");
+            Map<String, ToDoubleFunction<Sample>> figures = new LinkedHashMap<>();
+            figures.put("wall clock", Sample::wallMillis);
+            figures.put("task CPU (Trino's `QueryStats`)", Sample::queryCpuMillis);
+            figures.put("Trino JVM CPU", Sample::trinoCpuMillis);
+            figures.put("heap allocated", Sample::allocatedMegabytes);
+            figures.forEach((figure, value) -> {
+                RatioInterval.Estimate estimate = RatioInterval.estimate(missRounds(OVERDRIVE, value), missRounds(HIVE, value), RatioInterval.Statistic.TOTAL);
+                out.append("| %s | %s | %s | %s | %s |\n".formatted(figure, estimate.ratioText(), estimate.intervalText(), estimate.verdict().label(),
+                        estimate.roundRatios().stream().map(ratio -> "%.2f".formatted(ratio)).collect(joining(", "))));
+            });
+            if (!missProfile.isEmpty()) {
+                out.append("\nWhere the JVM's CPU went during these passes: JFR `jdk.ExecutionSample` every 10 ms (Java code only), per pass, each sample ");
+                out.append("counted in the first of these categories one of its stack frames belongs to:\n\n| category | `hive` | `overdrive` |\n|---|---:|---:|\n");
+                for (String category : missProfile.get(HIVE).keySet()) {
+                    if (!category.equals("all")) {
+                        out.append("| %s | %.1f | %.1f |\n".formatted(category, missProfile.get(HIVE).getOrDefault(category, 0L) / (double) rounds,
+                                missProfile.getOrDefault(OVERDRIVE, Map.of()).getOrDefault(category, 0L) / (double) rounds));
+                    }
+                }
+                out.append("| all samples | %.1f | %.1f |\n\n".formatted(missProfile.get(HIVE).get("all") / (double) rounds, missProfile.getOrDefault(OVERDRIVE, Map.of()).getOrDefault("all", 0L) / (double) rounds));
+                out.append("Heap allocated per pass (MB), as JFR's `jdk.ObjectAllocationSample` weighs its samples, by the same categories. A thread's first sample ");
+                out.append("in a recording weighs what it allocated since its previous sample, before the recording too, so the totals overstate: compare shares, not totals. ");
+                out.append("A sample counts in the first category one of its frames belongs to, so HDFS's allocations under Overdrive's frames count as Overdrive's:\n\n| category | `hive` | `overdrive` |\n|---|---:|---:|\n");
+                for (String category : missAllocated.getOrDefault(HIVE, Map.of()).keySet()) {
+                    out.append("| %s | %.1f | %.1f |\n".formatted(category.equals("all") ? "all samples" : category,
+                            missAllocated.get(HIVE).getOrDefault(category, 0L) / 1048576.0 / rounds,
+                            missAllocated.getOrDefault(OVERDRIVE, Map.of()).getOrDefault(category, 0L) / 1048576.0 / rounds));
+                }
+                out.append("\n");
+                String overdriveCategory = HitPathProfile.CATEGORIES.keySet().iterator().next();
+                out.append("In `overdrive`'s passes, Overdrive's own methods that the CPU samples ran under (the first Overdrive frame from the top of the stack; all rounds): %s.\n\n".formatted(
+                        top(missOwners.getOrDefault(OVERDRIVE, Map.of()).getOrDefault(overdriveCategory, Map.of()), "%d")));
+                out.append("And those the heap was allocated under (MB, all rounds): %s.\n\n".formatted(
+                        top(missAllocationOwners.getOrDefault(OVERDRIVE, Map.of()).getOrDefault(overdriveCategory, Map.of()), "MB")));
+            }
+        }
+
+        // the ten largest, "`method` count" (or "`method` 12.3" for bytes, in MB)
+        private static String top(Map<String, Long> owners, String unit)
+        {
+            if (owners.isEmpty()) {
+                return "none";
+            }
+            return owners.entrySet().stream()
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                    .limit(10)
+                    .map(owner -> unit.equals("MB") ? "`%s` %.1f".formatted(owner.getKey(), owner.getValue() / 1048576.0) : "`%s` %d".formatted(owner.getKey(), owner.getValue()))
+                    .collect(joining(", "));
+        }
+
+        private double meanPass(List<Map<String, Sample>> passes, ToDoubleFunction<Sample> value)
+        {
+            return passes.stream().mapToDouble(pass -> pass.values().stream().mapToDouble(value).sum()).average().orElse(Double.NaN);
+        }
+
+        // a catalog's miss-path rounds for RatioInterval: each query's value, in microseconds (or KB)
+        private List<RatioInterval.Round> missRounds(String catalog, ToDoubleFunction<Sample> value)
+        {
+            return missPasses.get(catalog).stream()
+                    .map(pass -> {
+                        Map<String, List<Long>> byQuery = new LinkedHashMap<>();
+                        pass.forEach((query, sample) -> byQuery.put(query, List.of(Math.round(value.applyAsDouble(sample) * 1000))));
+                        return new RatioInterval.Round(byQuery);
+                    })
+                    .toList();
         }
 
         void renderCpu(StringBuilder out)
@@ -914,6 +1058,7 @@ public class PageCacheBenchmark
             }
 
             renderCpu(out);
+            renderMissPath(out);
 
             out.append("\n#### Scan pollution\n\n");
             out.append("Caches of %s each (`fs.cache.max-sizes` = `cache.max-size`), holding the hot table (`orders`, %s) but not one scan table (%s). ".formatted(

@@ -1,5 +1,6 @@
 package io.overdrive.it.placement;
 
+import io.overdrive.it.demo.RatioInterval.Estimate;
 import io.overdrive.it.placement.PlacementSimulation.Run;
 import io.overdrive.scheduler.affinity.AffinityGranularity;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,11 +13,13 @@ import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
 
@@ -241,5 +244,42 @@ final class TestPlacementSimulation
             assertThat(image).as(chart.toString()).isNotNull();
             assertThat(image.getWidth()).isEqualTo(900);
         }
+    }
+
+    @Test
+    void roundsCompareOverdriveWithEveryPolicyOverSeeds()
+    {
+        List<List<Run>> seeds = new ArrayList<>();
+        for (long seed = 7; seed < 10; seed++) {
+            SimulationConfig config = SMALL.withSeed(seed);
+            String variant = "seed " + seed;
+            seeds.add(List.of("overdrive", "trino", "none").stream()
+                    .map(policy -> new Run(PlacementReport.MAIN, variant, config, Simulator.run(config, policy), 0.1, 0.1, Double.NaN))
+                    .toList());
+        }
+        // the ratio of the sums over the seeds, and an interval around it drawn from the seeds
+        double overdrive = seeds.stream().mapToDouble(runs -> runs.get(0).result().queryP95()).sum();
+        double trino = seeds.stream().mapToDouble(runs -> runs.get(1).result().queryP95()).sum();
+        Estimate estimate = PlacementRounds.estimate(seeds, "trino", SimulationResult::queryP95);
+        assertThat(estimate.ratio()).isCloseTo(overdrive / trino, within(1e-6));
+        assertThat(estimate.rounds()).isEqualTo(3);
+        assertThat(estimate.low()).isLessThanOrEqualTo(estimate.ratio());
+        assertThat(estimate.high()).isGreaterThanOrEqualTo(estimate.ratio());
+        assertThat(estimate.roundRatios()).hasSize(3);
+        for (int seed = 0; seed < 3; seed++) {
+            assertThat(estimate.roundRatios().get(seed)).isCloseTo(seeds.get(seed).get(0).result().queryP95() / seeds.get(seed).get(1).result().queryP95(), within(1e-6));
+        }
+        // the miss ratio: lower is better, as for time
+        double overdriveMisses = seeds.stream().mapToDouble(runs -> 1 - runs.get(0).result().hitRatio()).sum();
+        double noneMisses = seeds.stream().mapToDouble(runs -> 1 - runs.get(2).result().hitRatio()).sum();
+        assertThat(PlacementRounds.estimate(seeds, "none", result -> 1 - result.hitRatio()).ratio()).isCloseTo(overdriveMisses / noneMisses, within(1e-5));
+
+        String report = PlacementRounds.render(seeds, Instant.EPOCH, 1, true);
+        assertThat(report)
+                .contains("### Placement at 40 workers, 3 seeds", "seeds 7, 8, 9", "| `overdrive` |", "| `none` |")
+                .contains("| `trino` | %.3f |".formatted(seeds.stream().mapToDouble(runs -> runs.get(1).result().hitRatio()).average().orElseThrow()))
+                .contains(estimate.ratioText() + " | " + estimate.intervalText() + " | " + estimate.verdict().label());
+        assertThatThrownBy(() -> PlacementRounds.render(List.of(List.of(seeds.getFirst().get(1))), Instant.EPOCH, 1, true))
+                .hasMessageContaining("no overdrive policy");
     }
 }

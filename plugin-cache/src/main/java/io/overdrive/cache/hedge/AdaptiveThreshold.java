@@ -15,8 +15,8 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * healthy read as long as the slow ones are a minority, as {@link NativeThresholdPolicy} relies on too. Latencies decay
  * with a one-minute half-life so the threshold follows the storage.
  * <p>
- * A cold start does not hedge eagerly: until {@link #MIN_EARLY_SAMPLES} reads are seen the ceiling applies, then the
- * median rule alone until {@link #MIN_SAMPLES} reads give a percentile. A cold cache sends a storage few reads, often
+ * A cold start does not hedge eagerly: until {@link #MIN_EARLY_SAMPLES} reads are seen an initial threshold applies
+ * (HDFS's own default, 500 ms, unless set), then the median rule alone until {@link #MIN_SAMPLES} reads give a percentile. A cold cache sends a storage few reads, often
  * too few for a percentile, and those reads are the ones a slow endpoint delays. For the same reason an idle storage
  * keeps the threshold its reads last gave: once the decayed weight of its reads falls below
  * {@link #MIN_EARLY_SAMPLES} (a few idle minutes behind a warm cache), the threshold is held, not reset to the ceiling,
@@ -41,14 +41,21 @@ final class AdaptiveThreshold
 
     AdaptiveThreshold(double percentile, double factor, long minNanos, long maxNanos, Ticker ticker)
     {
+        this(percentile, factor, minNanos, maxNanos, maxNanos, ticker);
+    }
+
+    /** @param initialNanos the threshold until the storage's first reads are seen, within the floor and the ceiling */
+    AdaptiveThreshold(double percentile, double factor, long minNanos, long maxNanos, long initialNanos, Ticker ticker)
+    {
         checkArgument(factor >= 1, "factor must be at least 1");
+        checkArgument(minNanos <= initialNanos && initialNanos <= maxNanos, "initialNanos must be within minNanos and maxNanos");
         this.quantile = percentile / 100;
         this.factor = factor;
         this.minNanos = minNanos;
         this.maxNanos = maxNanos;
         this.ticker = ticker;
         this.latencies = new DecayTDigest(100, DecayConfig.oneMinute(ticker));
-        this.thresholdNanos = maxNanos;
+        this.thresholdNanos = initialNanos;
         this.refreshedAt = ticker.read() - REFRESH_NANOS;
     }
 
@@ -67,7 +74,7 @@ final class AdaptiveThreshold
     {
         double count = latencies.getCount();
         if (count < MIN_EARLY_SAMPLES) {
-            // the ceiling until the storage's first reads are seen; after an idle time the threshold they gave
+            // the initial threshold until the storage's first reads are seen; after an idle time the threshold they gave
             return thresholdNanos;
         }
         double threshold = factor * latencies.valueAt(0.5);

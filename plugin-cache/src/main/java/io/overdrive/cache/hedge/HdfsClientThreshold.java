@@ -62,7 +62,7 @@ final class HdfsClientThreshold
             return Optional.of(new HdfsClientThreshold(hdfsClassLoader));
         }
         catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            log.warn(e, "The hedge threshold of HDFS's own hedged reads cannot be adapted in this Trino or Hadoop: it stays at hedged-read.adaptive-max");
+            log.warn(e, "The hedge threshold of HDFS's own hedged reads cannot be adapted in this Trino or Hadoop: it stays at hedged-read.adaptive-initial");
             return Optional.empty();
         }
     }

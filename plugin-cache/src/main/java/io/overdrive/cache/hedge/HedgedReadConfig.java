@@ -55,6 +55,8 @@ public class HedgedReadConfig
     private double adaptiveFactor = 3;
     private Duration adaptiveMin = new Duration(10, MILLISECONDS);
     private Duration adaptiveMax = new Duration(10, SECONDS);
+    // HDFS's own default threshold (dfs.client.hedged.read.threshold.millis): a prior until the storage's reads are seen
+    private Duration adaptiveInitial = new Duration(500, MILLISECONDS);
     private double maxRatio = 0.05;
     private int budgetReserve = 10;
     private Mode mode = Mode.AUTO;
@@ -170,11 +172,42 @@ public class HedgedReadConfig
     }
 
     @Config("hedged-read.adaptive-max")
-    @ConfigDescription("The highest adaptive threshold, and the threshold until enough reads are seen")
+    @ConfigDescription("The highest adaptive threshold")
     public HedgedReadConfig setAdaptiveMax(Duration adaptiveMax)
     {
         this.adaptiveMax = adaptiveMax;
         return this;
+    }
+
+    @NotNull
+    @MinDuration(value = "1ms", message = "hedged-read.adaptive-initial must be at least 1ms")
+    public Duration getAdaptiveInitial()
+    {
+        return adaptiveInitial;
+    }
+
+    @Config("hedged-read.adaptive-initial")
+    @ConfigDescription("The adaptive threshold until enough of a storage's reads are seen, kept within hedged-read.adaptive-min and hedged-read.adaptive-max")
+    public HedgedReadConfig setAdaptiveInitial(Duration adaptiveInitial)
+    {
+        this.adaptiveInitial = adaptiveInitial;
+        return this;
+    }
+
+    /**
+     * The adaptive threshold in force until enough reads are seen: {@code hedged-read.adaptive-initial} kept within
+     * {@code hedged-read.adaptive-min} and {@code hedged-read.adaptive-max}, so that narrowing the range alone never
+     * fails a catalog that worked.
+     */
+    public Duration getAdaptiveInitialWithinRange()
+    {
+        if (adaptiveInitial.compareTo(adaptiveMin) < 0) {
+            return adaptiveMin;
+        }
+        if (adaptiveInitial.compareTo(adaptiveMax) > 0) {
+            return adaptiveMax;
+        }
+        return adaptiveInitial;
     }
 
     @AssertTrue(message = "hedged-read.adaptive-min must not be above hedged-read.adaptive-max")

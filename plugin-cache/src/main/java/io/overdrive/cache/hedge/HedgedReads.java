@@ -97,10 +97,10 @@ public final class HedgedReads
         }
     }
 
-    /** The threshold HDFS's clients are created with: the fixed one, or the ceiling of the adaptive one until it adapts. */
+    /** The threshold HDFS's clients are created with: the fixed one, or the adaptive one's initial threshold until it adapts. */
     static long nativeInitialThresholdMillis(HedgedReadConfig config)
     {
-        return Math.max(1, config.getFixedThreshold().orElse(config.getAdaptiveMax()).toMillis());
+        return Math.max(1, config.getFixedThreshold().orElse(config.getAdaptiveInitialWithinRange()).toMillis());
     }
 
     /**
@@ -218,6 +218,7 @@ public final class HedgedReads
                             config.getAdaptiveFactor(),
                             config.getAdaptiveMin().roundTo(NANOSECONDS),
                             config.getAdaptiveMax().roundTo(NANOSECONDS),
+                            config.getAdaptiveInitialWithinRange().roundTo(NANOSECONDS),
                             ticker));
             stats.registerThreshold(key, threshold::nanos);
             return threshold;

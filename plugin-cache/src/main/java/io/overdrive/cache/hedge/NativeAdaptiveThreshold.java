@@ -20,7 +20,7 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * reads of HDFS are recorded (size, latency) into a {@link NativeThresholdPolicy}, and {@link #update}, called four times a
  * second, sets what the policy calls for on the catalog's live HDFS clients. A read's size is recorded times the reads in flight with it: on storage
  * whose bandwidth is the limit, reads started together take longer together, and the threshold must stay above them. The clients start at
- * {@code hedged-read.adaptive-max}, written to their configuration; where the threshold cannot be set they keep the
+ * {@code hedged-read.adaptive-initial} (within the adaptive range), written to their configuration; where the threshold cannot be set they keep the
  * last one set, adapting stops, and the failure is counted ({@code NativeThresholdFailures}) and logged once.
  */
 final class NativeAdaptiveThreshold

@@ -454,8 +454,8 @@ class TestOverdriveHiveConnectorFactory
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>150</value>");
         assertThat(configured).containsAllEntriesOf(Map.of("hedged-read.threadpool-size", "8", "hedged-read.threshold", "150ms"));
 
-        // adaptive (the default): the clients start at hedged-read.adaptive-max, and are adapted once they read
-        Map<String, String> adaptive = NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threshold", "adaptive", "hedged-read.adaptive-max", "3s")));
+        // adaptive (the default): the clients start at hedged-read.adaptive-initial, and are adapted once they read
+        Map<String, String> adaptive = NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.threshold", "adaptive", "hedged-read.adaptive-initial", "3s")));
         assertThat(Files.readString(Path.of(adaptive.get("hive.config.resources").split(",")[1])))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>8</value>")
                 .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>3000</value>");
@@ -463,7 +463,7 @@ class TestOverdriveHiveConnectorFactory
         Map<String, String> defaults = NativeHdfsHedging.configure("lake", Map.of("fs.hadoop.enabled", "true"));
         assertThat(Files.readString(Path.of(defaults.get("hive.config.resources"))))
                 .contains("<name>dfs.client.hedged.read.threadpool.size</name><value>32</value>")
-                .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>10000</value>");
+                .contains("<name>dfs.client.hedged.read.threshold.millis</name><value>500</value>");
 
         // where HDFS's own hedging does not apply, the properties are left alone
         assertThat(NativeHdfsHedging.configure("lake", with(properties, Map.of("hedged-read.mode", "wrapper")))).isEqualTo(with(properties, Map.of("hedged-read.mode", "wrapper")));

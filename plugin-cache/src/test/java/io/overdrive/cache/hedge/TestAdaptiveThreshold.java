@@ -12,6 +12,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestAdaptiveThreshold
 {
@@ -19,6 +20,28 @@ class TestAdaptiveThreshold
     private static final long MAX = SECONDS.toNanos(1);
 
     private final TestingTicker ticker = new TestingTicker();
+
+    @Test
+    void initialThresholdUntilEarlySamples()
+    {
+        long initial = MILLISECONDS.toNanos(500);
+        TestingTicker clock = new TestingTicker();
+        AdaptiveThreshold threshold = new AdaptiveThreshold(95, 3, MIN, MAX * 10, initial, clock);
+        assertThat(threshold.nanos()).isEqualTo(initial);
+        for (int read = 1; read < AdaptiveThreshold.MIN_EARLY_SAMPLES; read++) {
+            clock.increment(100, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(read % 2 == 0 ? 2_000 : 20));
+            assertThat(threshold.nanos()).as("%s reads", read).isEqualTo(initial);
+        }
+        // then the reads' own rule: three times the median of healthy 20 ms reads
+        for (int read = 0; read < 10; read++) {
+            clock.increment(100, MILLISECONDS);
+            threshold.record(MILLISECONDS.toNanos(20));
+        }
+        assertThat(threshold.nanos()).isBetween(MILLISECONDS.toNanos(40), MILLISECONDS.toNanos(80));
+        assertThatThrownBy(() -> new AdaptiveThreshold(95, 3, MIN, MAX, MAX + 1, clock)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new AdaptiveThreshold(95, 3, MIN, MAX, MIN - 1, clock)).isInstanceOf(IllegalArgumentException.class);
+    }
 
     @Test
     void ceilingUntilEarlySamplesThenMedianThenPercentile()

@@ -3,6 +3,7 @@ package io.overdrive.cache.hedge;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.configuration.ConfigurationFactory;
 import io.airlift.units.Duration;
+import io.airlift.units.MinDuration;
 import io.overdrive.cache.hedge.HedgedReadConfig.Mode;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
@@ -34,6 +35,7 @@ class TestHedgedReadConfig
                 .setAdaptiveFactor(3)
                 .setAdaptiveMin(new Duration(10, MILLISECONDS))
                 .setAdaptiveMax(new Duration(10, SECONDS))
+                .setAdaptiveInitial(new Duration(500, MILLISECONDS))
                 .setMaxRatio(0.05)
                 .setBudgetReserve(10)
                 .setMode("AUTO"));
@@ -58,6 +60,7 @@ class TestHedgedReadConfig
                 .put("hedged-read.adaptive-factor", "4.5")
                 .put("hedged-read.adaptive-min", "5ms")
                 .put("hedged-read.adaptive-max", "3s")
+                .put("hedged-read.adaptive-initial", "1s")
                 .put("hedged-read.max-ratio", "0.1")
                 .put("hedged-read.budget-reserve", "0")
                 .put("hedged-read.mode", "WRAPPER")
@@ -69,6 +72,7 @@ class TestHedgedReadConfig
                 .setAdaptiveFactor(4.5)
                 .setAdaptiveMin(new Duration(5, MILLISECONDS))
                 .setAdaptiveMax(new Duration(3, SECONDS))
+                .setAdaptiveInitial(new Duration(1, SECONDS))
                 .setMaxRatio(0.1)
                 .setBudgetReserve(0)
                 .setMode("WRAPPER");
@@ -138,6 +142,17 @@ class TestHedgedReadConfig
         assertFailsValidation(new HedgedReadConfig().setBudgetReserve(-1), "budgetReserve", "hedged-read.budget-reserve must be at least 0", Min.class);
         assertValidates(new HedgedReadConfig().setBudgetReserve(0));
         assertValidates(new HedgedReadConfig().setBudgetReserve(1000));
+    }
+
+    @Test
+    void adaptiveInitialIsKeptWithinTheAdaptiveRange()
+    {
+        assertThat(new HedgedReadConfig().getAdaptiveInitialWithinRange()).isEqualTo(new Duration(500, MILLISECONDS));
+        assertThat(new HedgedReadConfig().setAdaptiveMax(new Duration(200, MILLISECONDS)).getAdaptiveInitialWithinRange()).isEqualTo(new Duration(200, MILLISECONDS));
+        assertThat(new HedgedReadConfig().setAdaptiveMin(new Duration(2, SECONDS)).getAdaptiveInitialWithinRange()).isEqualTo(new Duration(2, SECONDS));
+        assertThat(new HedgedReadConfig().setAdaptiveInitial(new Duration(20, SECONDS)).getAdaptiveInitialWithinRange()).isEqualTo(new Duration(10, SECONDS));
+        assertFailsValidation(new HedgedReadConfig().setAdaptiveInitial(new Duration(0, MILLISECONDS)),
+                "adaptiveInitial", "hedged-read.adaptive-initial must be at least 1ms", MinDuration.class);
     }
 
     @Test

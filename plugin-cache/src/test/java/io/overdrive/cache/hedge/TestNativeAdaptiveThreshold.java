@@ -1,6 +1,7 @@
 package io.overdrive.cache.hedge;
 
 import com.google.common.base.Ticker;
+import io.airlift.units.Duration;
 import io.trino.filesystem.manager.FileSystemConfig;
 import io.trino.hdfs.TrinoFileSystemCache;
 import org.apache.hadoop.conf.Configuration;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TestNativeAdaptiveThreshold
@@ -59,7 +61,7 @@ class TestNativeAdaptiveThreshold
     }
 
     @Test
-    void catalogWithoutReachableClientsKeepsTheCeilingAndCountsIt()
+    void catalogWithoutReachableClientsKeepsTheInitialThresholdAndCountsIt()
     {
         HedgedReadStats stats = new HedgedReadStats();
         HedgedReads reads = new HedgedReads(new HedgedReadConfig().setThreadPoolSize(32), true, stats, Executors.newCachedThreadPool(), Ticker.systemTicker());
@@ -67,8 +69,8 @@ class TestNativeAdaptiveThreshold
             assertThat(reads.adaptsNativeThreshold()).isTrue();
             reads.startNativeThreshold(Optional.empty());
             assertThat(stats.getNativeThresholdFailures()).isEqualTo(1);
-            assertThat(stats.getNativeThresholdMillis()).isEqualTo(10_000);
-            assertThat(stats.getThresholdMillis()).isEqualTo(10_000);
+            assertThat(stats.getNativeThresholdMillis()).isEqualTo(500);
+            assertThat(stats.getThresholdMillis()).isEqualTo(500);
         }
         finally {
             reads.shutdown();
@@ -82,8 +84,13 @@ class TestNativeAdaptiveThreshold
         FileSystemConfig hdfsOnly = new FileSystemConfig().setHadoopEnabled(true).setS3Enabled(false).setGcsEnabled(false).setAzureEnabled(false).setLocalEnabled(false);
         assertThat(HedgedReads.usesNativeHdfs(defaults, hdfsOnly)).isTrue();
         assertThat(HedgedReads.needsWrapper(defaults, hdfsOnly)).isFalse();
-        // HDFS's clients start at the ceiling, until the catalog's reads show what a healthy read takes
-        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(10_000);
+        // HDFS's clients start at HDFS's own default threshold, until the catalog's reads show what a healthy read takes
+        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults)).isEqualTo(500);
+        assertThat(HedgedReads.nativeInitialThresholdMillis(defaults.setAdaptiveInitial(new Duration(2, SECONDS)))).isEqualTo(2_000);
+        // kept within the adaptive range
+        assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setAdaptiveMax(new Duration(300, MILLISECONDS)))).isEqualTo(300);
+        assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setAdaptiveMin(new Duration(1, SECONDS)))).isEqualTo(1_000);
+        // a fixed threshold is the threshold
         assertThat(HedgedReads.nativeInitialThresholdMillis(new HedgedReadConfig().setThreshold("150ms"))).isEqualTo(150);
         // the wrapper keeps its own adaptive threshold
         assertThat(HedgedReads.usesNativeHdfs(new HedgedReadConfig().setMode("WRAPPER"), hdfsOnly)).isFalse();
