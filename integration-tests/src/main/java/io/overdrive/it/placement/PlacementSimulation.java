@@ -67,15 +67,7 @@ public final class PlacementSimulation
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         long startNanos = System.nanoTime();
         if (rounds > 0) {
-            List<List<Run>> seeds = new ArrayList<>();
-            for (int round = 0; round < rounds; round++) {
-                SimulationConfig config = scaled(SimulationConfig.standard(workers).withSeed(seed + round), quick ? 0.1 : 1.0);
-                List<Run> runs = new ArrayList<>();
-                for (String policy : Simulator.POLICIES) {
-                    runs.add(run(PlacementReport.MAIN, "seed %d".formatted(seed + round), config, policy));
-                }
-                seeds.add(runs);
-            }
+            List<List<Run>> seeds = runSeeds(rounds, workers, quick, seed);
             String report = PlacementRounds.render(seeds, started, (System.nanoTime() - startNanos) / 1e9, quick);
             Files.writeString(out.resolve("rounds.md"), report, UTF_8);
             System.out.println();
@@ -91,6 +83,21 @@ public final class PlacementSimulation
         System.out.println();
         System.out.println(report);
         System.out.printf("report: %s%ncharts: %s%n", out.resolve("report.md"), charts);
+    }
+
+    /** The main run at {@code workers} workers, every policy, once per seed from {@code seed} on: one list of runs per seed. */
+    static List<List<Run>> runSeeds(int rounds, int workers, boolean quick, long seed)
+    {
+        List<List<Run>> seeds = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            SimulationConfig config = scaled(SimulationConfig.standard(workers).withSeed(seed + round), quick ? 0.1 : 1.0);
+            List<Run> runs = new ArrayList<>();
+            for (String policy : Simulator.POLICIES) {
+                runs.add(run(PlacementReport.MAIN, "seed %d".formatted(config.seed()), config, policy));
+            }
+            seeds.add(runs);
+        }
+        return seeds;
     }
 
     static List<Run> runAll(boolean quick, long seed)

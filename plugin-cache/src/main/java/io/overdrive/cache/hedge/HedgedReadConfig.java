@@ -1,5 +1,6 @@
 package io.overdrive.cache.hedge;
 
+import com.google.common.collect.Comparators;
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.units.Duration;
@@ -201,13 +202,7 @@ public class HedgedReadConfig
      */
     public Duration getAdaptiveInitialWithinRange()
     {
-        if (adaptiveInitial.compareTo(adaptiveMin) < 0) {
-            return adaptiveMin;
-        }
-        if (adaptiveInitial.compareTo(adaptiveMax) > 0) {
-            return adaptiveMax;
-        }
-        return adaptiveInitial;
+        return Comparators.min(Comparators.max(adaptiveInitial, adaptiveMin), adaptiveMax);
     }
 
     @AssertTrue(message = "hedged-read.adaptive-min must not be above hedged-read.adaptive-max")

@@ -11,6 +11,7 @@ import java.util.OptionalDouble;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.DoubleBinaryOperator;
 
 import static java.util.Objects.requireNonNull;
 
@@ -167,8 +168,8 @@ final class DiskStepAside
                 }
                 // on every read only the two medians the decision needs, without allocating; the full comparison
                 // only for the log line of a change
-                double ratio = medianRatio();
-                double excessNanos = medianExcessNanos();
+                double ratio = windowMedian((disk, storage) -> disk / Math.max(1, storage));
+                double excessNanos = windowMedian((disk, storage) -> disk - storage);
                 if (!steppedAside && enabled && ratio >= STEP_ASIDE_RATIO && excessNanos >= MIN_EXCESS_NANOS) {
                     steppedAside = true;
                     lastProbeNanos.set(ticker.read());
@@ -207,22 +208,13 @@ final class DiskStepAside
             return reads < MIN_READS ? Optional.empty() : Optional.of(compare());
         }
 
-        // guarded by this; as compare()'s ratio
-        private double medianRatio()
+        // guarded by this: the median over the window of each read's (disk, storage) times combined, as compare()'s ratio
+        // and excess; the operators passed capture nothing, so a read allocates nothing
+        private double windowMedian(DoubleBinaryOperator perRead)
         {
             int count = Math.min(reads, WINDOW);
             for (int i = 0; i < count; i++) {
-                scratch[i] = diskNanos[i] / Math.max(1, storageNanos[i]);
-            }
-            return median(scratch, count);
-        }
-
-        // guarded by this; as compare()'s excess
-        private double medianExcessNanos()
-        {
-            int count = Math.min(reads, WINDOW);
-            for (int i = 0; i < count; i++) {
-                scratch[i] = diskNanos[i] - storageNanos[i];
+                scratch[i] = perRead.applyAsDouble(diskNanos[i], storageNanos[i]);
             }
             return median(scratch, count);
         }

@@ -26,9 +26,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
+import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -104,7 +104,7 @@ final class LocalPageCache
         this.chooser = new DirectoryChooser(directories);
         long diskReadDelayNanos = config.getTestingDiskReadDelay().roundTo(NANOSECONDS);
         if (diskReadDelayNanos > 0) {
-            directories.forEach(directory -> directory.beforeRead(() -> waitNanos(diskReadDelayNanos)));
+            directories.forEach(directory -> directory.beforeRead(() -> sleepUninterruptibly(diskReadDelayNanos, NANOSECONDS)));
         }
         this.stepAside = new DiskStepAside(config.isSlowDiskStepAsideEnabled(), Ticker.systemTicker(), stats);
         directories.forEach(directory -> disks.put(directory, stepAside.disk(directory.path())));
@@ -774,15 +774,6 @@ final class LocalPageCache
         }
         for (PageStoreDirectory directory : directories) {
             closeQuietly(directory);
-        }
-    }
-
-    // the injected slow disk of cache.testing.disk-read-delay: waits the whole delay (park may return early)
-    private static void waitNanos(long nanos)
-    {
-        long deadline = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
-            LockSupport.parkNanos(left);
         }
     }
 }
