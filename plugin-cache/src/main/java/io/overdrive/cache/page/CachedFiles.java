@@ -80,12 +80,17 @@ final class CachedFiles
         }
     }
 
-    /** Deletes every record (for a cache emptied completely). */
+    /**
+     * Deletes every record (for a cache emptied completely). A record's temporary file is left to its writer, which renames
+     * or deletes it: deleting it under the writer would fail the write as if the disk had.
+     */
     void deleteAll()
             throws IOException
     {
         for (Path path : list()) {
-            Files.deleteIfExists(path);
+            if (!path.getFileName().toString().endsWith(TEMPORARY_SUFFIX)) {
+                Files.deleteIfExists(path);
+            }
         }
     }
 

@@ -431,7 +431,7 @@ final class LocalPageCache
         // one not known so stays partial, its missing chunks added by the reads that need them)
         PageStoreDirectory.WriteResult result = partialPages.containsKey(pageId) && directory.contains(pageId)
                 ? directory.fillFrame(pageId, page.remaining(), toArray(page), allChunks(page.remaining()), cacheContext, file).result()
-                : directory.writeFrame(pageId, PageFrame.encode(page), cacheContext, file);
+                : directory.writePage(pageId, page, cacheContext, file);
         switch (result) {
             // pages written and write errors are counted where the bytes reach the disk, also for asynchronous writes
             case WRITTEN -> {
@@ -581,13 +581,15 @@ final class LocalPageCache
         if (backgroundWrites != null) {
             backgroundWrites.cancel(write -> write.pageId().getFileId().equals(fileId));
         }
+        // the index before the pages: a write under way adds its page to the index after writing it, so that one landing
+        // after these deletions is in the index again, and a later flush of its path finds it
+        fileIndex.remove(fileId);
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteFile(fileId);
             if (deleted.pages() > 0) {
                 stats.recordDelete(deleted.pages(), deleted.bytes());
             }
         }
-        fileIndex.remove(fileId);
     }
 
     @Override
@@ -621,11 +623,12 @@ final class LocalPageCache
         if (backgroundWrites != null) {
             backgroundWrites.cancel(_ -> true);
         }
+        // the index before the pages, as in deleteFile
+        fileIndex.clear();
         for (PageStoreDirectory directory : directories) {
             PageStoreDirectory.Deleted deleted = directory.deleteAll();
             stats.recordDelete(deleted.pages(), deleted.bytes());
         }
-        fileIndex.clear();
     }
 
     @Override

@@ -51,24 +51,32 @@ public final class PageFrame
     /** The stored form of {@code page}: its remaining bytes in checksummed chunks, plus the trailer. */
     public static byte[] encode(ByteBuffer page)
     {
-        ByteBuffer source = page.duplicate();
-        int length = source.remaining();
-        byte[] framed = new byte[frameLength(length)];
-        ByteBuffer frame = ByteBuffer.wrap(framed).order(LITTLE_ENDIAN);
+        ByteBuffer frame = ByteBuffer.allocate(frameLength(page.remaining()));
+        encode(page, frame);
+        return frame.array();
+    }
+
+    /**
+     * Writes the stored form of {@code page} (its remaining bytes, which it keeps) into {@code frame} from its start, and
+     * returns {@code frame} positioned at 0 and limited to the frame's length. {@code frame} (heap or direct) holds at
+     * least {@link #frameLength} of the page's length: one copy of the page's bytes, checksummed where they land.
+     */
+    static ByteBuffer encode(ByteBuffer page, ByteBuffer frame)
+    {
+        int length = page.remaining();
+        int source = page.position();
+        prepare(frame, length);
         CRC32C crc = new CRC32C();
         for (int start = 0; start < length; start += CHUNK_SIZE) {
             int chunk = Math.min(CHUNK_SIZE, length - start);
-            int at = frame.position();
-            source.get(framed, at, chunk);
+            int at = chunkStart(start / CHUNK_SIZE);
+            frame.put(at, page, source + start, chunk);
             crc.reset();
-            crc.update(framed, at, chunk);
-            frame.position(at + chunk);
-            frame.putInt((int) crc.getValue());
+            crc.update(frame.limit(at + chunk).position(at));
+            frame.limit(frame.capacity());
+            frame.putInt(at + chunk, (int) crc.getValue());
         }
-        frame.putInt(length)
-                .putInt(CHUNK_SIZE)
-                .putInt(MAGIC);
-        return framed;
+        return finish(frame, length);
     }
 
     /**
@@ -78,8 +86,18 @@ public final class PageFrame
      */
     static byte[] encodePartial(byte[] page, int pageLength, BitSet present)
     {
-        byte[] framed = new byte[frameLength(pageLength)];
-        ByteBuffer frame = ByteBuffer.wrap(framed).order(LITTLE_ENDIAN);
+        ByteBuffer frame = ByteBuffer.allocate(frameLength(pageLength));
+        encodePartial(page, pageLength, present, frame);
+        return frame.array();
+    }
+
+    /**
+     * Writes the stored form of a partial page ({@link #encodePartial(byte[], int, BitSet)}) into {@code frame} as
+     * {@link #encode(ByteBuffer, ByteBuffer)} does.
+     */
+    static ByteBuffer encodePartial(byte[] page, int pageLength, BitSet present, ByteBuffer frame)
+    {
+        prepare(frame, pageLength);
         CRC32C crc = new CRC32C();
         for (int chunk = 0; chunk < chunks(pageLength); chunk++) {
             int start = chunk * CHUNK_SIZE;
@@ -87,21 +105,44 @@ public final class PageFrame
             int at = chunkStart(chunk);
             crc.reset();
             if (present.get(chunk)) {
-                System.arraycopy(page, start, framed, at, chunkLength);
-                crc.update(framed, at, chunkLength);
+                frame.put(at, page, start, chunkLength);
+                crc.update(frame.limit(at + chunkLength).position(at));
+                frame.limit(frame.capacity());
                 frame.putInt(at + chunkLength, (int) crc.getValue());
             }
             else {
-                // zeros, as the array was made
-                crc.update(framed, at, chunkLength);
+                // zeros: a reused buffer holds other bytes there
+                fillZeros(frame, at, chunkLength);
+                crc.update(frame.limit(at + chunkLength).position(at));
+                frame.limit(frame.capacity());
                 frame.putInt(at + chunkLength, (int) crc.getValue() ^ ABSENT);
             }
         }
-        frame.position(framed.length - TRAILER_SIZE);
-        frame.putInt(pageLength)
-                .putInt(CHUNK_SIZE)
-                .putInt(MAGIC);
-        return framed;
+        return finish(frame, pageLength);
+    }
+
+    private static final byte[] ZEROS = new byte[CHUNK_SIZE];
+
+    private static void fillZeros(ByteBuffer frame, int at, int length)
+    {
+        frame.put(at, ZEROS, 0, length);
+    }
+
+    private static void prepare(ByteBuffer frame, int pageLength)
+    {
+        if (frame.capacity() < frameLength(pageLength)) {
+            throw new IllegalArgumentException("A frame of %s bytes does not fit a buffer of %s".formatted(frameLength(pageLength), frame.capacity()));
+        }
+        frame.order(LITTLE_ENDIAN).clear();
+    }
+
+    private static ByteBuffer finish(ByteBuffer frame, int pageLength)
+    {
+        int trailer = frameLength(pageLength) - TRAILER_SIZE;
+        frame.putInt(trailer, pageLength)
+                .putInt(trailer + 4, CHUNK_SIZE)
+                .putInt(trailer + 8, MAGIC);
+        return frame.limit(trailer + TRAILER_SIZE).position(0);
     }
 
     /**

@@ -23,6 +23,7 @@ import io.airlift.units.Duration;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -43,6 +44,9 @@ import static com.google.common.collect.Iterables.getOnlyElement;
 import static java.lang.Math.toIntExact;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardCopyOption.REPLACE_EXISTING;
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
+import static java.nio.file.StandardOpenOption.WRITE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -78,6 +82,12 @@ final class PageStoreDirectory
     private static final int MAX_SPAN_BYTES = PageFrame.chunkStart(MAX_CHUNKS_PER_READ);
     // each reading thread's buffer for the chunks it reads, grown to the largest read (up to MAX_SPAN_BYTES)
     private static final ThreadLocal<ByteBuffer> SPANS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(4 * PageFrame.CHUNK_SIZE));
+    // frames up to this size are built in each writing thread's direct buffer, which the page store's file channel writes
+    // from as it is: a frame on the heap costs a new array and the JDK's own copy of it into a temporary direct buffer.
+    // The bound is the one Trino's jvm.config puts on those temporary buffers (jdk.nio.maxCachedBufferSize); a larger
+    // frame (a page size above about 1.9 MB) goes on the heap
+    static final int MAX_POOLED_FRAME_BYTES = 2_000_000;
+    private static final ThreadLocal<ByteBuffer> FRAMES = new ThreadLocal<>();
 
     private final Path path;
     private final CacheManager manager;
@@ -544,7 +554,32 @@ final class PageStoreDirectory
      * Writes a page of {@code file}, after the file's {@link CachedFile} record when none of its pages is stored here yet
      * (so that a page never reaches the disk before its record).
      */
-    WriteResult writeFrame(PageId pageId, byte[] frame, CacheContext cacheContext, CachedFile file)
+    /** Writes a whole page ({@code page}'s remaining bytes, which it keeps) as a new frame: {@link #writeFrame}. */
+    WriteResult writePage(PageId pageId, ByteBuffer page, CacheContext cacheContext, CachedFile file)
+    {
+        return writeFrame(pageId, PageFrame.encode(page, frameBuffer(page.remaining())), cacheContext, file);
+    }
+
+    /**
+     * A buffer for the frame of a page of {@code pageLength} bytes: this thread's direct buffer, or a heap one for a frame
+     * above {@link #MAX_POOLED_FRAME_BYTES}. What it holds is valid until this thread asks for another.
+     */
+    static ByteBuffer frameBuffer(int pageLength)
+    {
+        int length = PageFrame.frameLength(pageLength);
+        if (length > MAX_POOLED_FRAME_BYTES) {
+            return ByteBuffer.allocate(length);
+        }
+        ByteBuffer frame = FRAMES.get();
+        if (frame == null || frame.capacity() < length) {
+            // sized for the largest frame seen, rounded up to whole chunks so that slightly longer pages reuse it
+            frame = ByteBuffer.allocateDirect(Math.min(MAX_POOLED_FRAME_BYTES, PageFrame.frameLength(PageFrame.chunks(pageLength) * PageFrame.CHUNK_SIZE)));
+            FRAMES.set(frame);
+        }
+        return frame;
+    }
+
+    WriteResult writeFrame(PageId pageId, ByteBuffer frame, CacheContext cacheContext, CachedFile file)
     {
         if (!hasPages(pageId.getFileId())) {
             try {
@@ -557,7 +592,7 @@ final class PageStoreDirectory
         }
         store.takeFailure();
         try {
-            if (manager.put(pageId, ByteBuffer.wrap(frame), cacheContext)) {
+            if (manager.put(pageId, frame, cacheContext)) {
                 return WriteResult.WRITTEN;
             }
             return store.takeFailure() ? WriteResult.FAILED : WriteResult.REFUSED;
@@ -595,7 +630,7 @@ final class PageStoreDirectory
     {
         Optional<PageInfo> info = pageInfo(pageId);
         if (info.isEmpty()) {
-            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched), cacheContext, file), fetched);
+            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched, frameBuffer(pageLength)), cacheContext, file), fetched);
         }
         int frameSize = toIntExact(info.get().getPageSize());
         if (PageFrame.pageLength(frameSize) != pageLength) {
@@ -626,7 +661,7 @@ final class PageStoreDirectory
                 // gone meanwhile (evicted, deleted)
                 deletePage(pageId);
             }
-            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched), cacheContext, file), fetched);
+            return new Fill(writeFrame(pageId, PageFrame.encodePartial(page, pageLength, fetched, frameBuffer(pageLength)), cacheContext, file), fetched);
         }
         BitSet added = (BitSet) fetched.clone();
         added.andNot(had);
@@ -640,13 +675,13 @@ final class PageStoreDirectory
         }
         BitSet present = (BitSet) had.clone();
         present.or(added);
-        return new Fill(replaceFrame(pageId, PageFrame.encodePartial(merged, pageLength, present)), present);
+        return new Fill(replaceFrame(pageId, PageFrame.encodePartial(merged, pageLength, present, frameBuffer(pageLength))), present);
     }
 
     // the stored frame of the page replaced by one of the same size: written beside it, then renamed over it while the
     // cache manager's metadata is locked, so that a page deleted or evicted meanwhile is not brought back. Runs under the
     // page's fill lock, which is what keeps the restore from deleting the .fill file meanwhile (PageRestore#listPages)
-    private WriteResult replaceFrame(PageId pageId, byte[] frame)
+    private WriteResult replaceFrame(PageId pageId, ByteBuffer frame)
     {
         Optional<Path> file = storeDir.pagePath(pageId);
         if (file.isEmpty()) {
@@ -654,7 +689,12 @@ final class PageStoreDirectory
         }
         Path temporary = fillPath(file.get());
         try {
-            Files.write(temporary, frame);
+            try (FileChannel channel = FileChannel.open(temporary, CREATE, TRUNCATE_EXISTING, WRITE)) {
+                ByteBuffer bytes = frame.duplicate();
+                while (bytes.hasRemaining()) {
+                    channel.write(bytes);
+                }
+            }
             beforeFillRename.accept(temporary);
             Lock writeLock = metaStore.getLock().writeLock();
             writeLock.lock();

@@ -45,7 +45,7 @@ class TestBackgroundWritesStress
     void writersReadersFlushesAndEvictions()
             throws Exception
     {
-        for (long seed = 1; seed <= 2; seed++) {
+        for (long seed = 1; seed <= 5; seed++) {
             run(seed);
         }
     }

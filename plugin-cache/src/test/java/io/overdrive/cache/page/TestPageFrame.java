@@ -3,12 +3,14 @@ package io.overdrive.cache.page;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Random;
 
 import static io.overdrive.cache.page.PageFrame.CHUNK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestPageFrame
 {
@@ -28,6 +30,90 @@ class TestPageFrame
             assertThat(PageFrame.verify(frame, frame.length)).isEqualTo(length);
             assertThat(PageFrame.decode(frame, frame.length)).isEqualTo(page);
         }
+    }
+
+    @Test
+    void framesBuiltInAReusedDirectBufferAreTheHeapFrames()
+    {
+        // one writing thread's buffer, reused for pages of every length, whole and partial, in a random order: each frame
+        // must be exactly the heap one, whatever the buffer held before (a longer page's bytes, another page's chunks)
+        Random random = new Random(23);
+        ByteBuffer reused = ByteBuffer.allocateDirect(PageFrame.frameLength(1 << 20));
+        for (int round = 0; round < 200; round++) {
+            int length = random.nextBoolean() ? LENGTHS[random.nextInt(LENGTHS.length)] : random.nextInt(1 << 20);
+            byte[] page = new byte[length];
+            random.nextBytes(page);
+            byte[] expected;
+            ByteBuffer frame;
+            if (random.nextBoolean()) {
+                // the page in the middle of a larger buffer, as a fetch of several pages hands it over
+                int before = random.nextInt(100);
+                byte[] fetched = new byte[before + length + random.nextInt(100)];
+                random.nextBytes(fetched);
+                System.arraycopy(page, 0, fetched, before, length);
+                ByteBuffer source = ByteBuffer.wrap(fetched, before, length);
+                expected = PageFrame.encode(source);
+                frame = PageFrame.encode(source, reused);
+                assertThat(source.position()).as("the page is left as it was").isEqualTo(before);
+                assertThat(source.remaining()).isEqualTo(length);
+            }
+            else {
+                BitSet present = new BitSet();
+                for (int chunk = 0; chunk < PageFrame.chunks(length); chunk++) {
+                    if (random.nextBoolean()) {
+                        present.set(chunk);
+                    }
+                }
+                expected = PageFrame.encodePartial(page, length, present);
+                frame = PageFrame.encodePartial(page, length, present, reused);
+            }
+            assertThat(frame).isSameAs(reused);
+            assertThat(frame.position()).isZero();
+            byte[] written = new byte[frame.remaining()];
+            frame.duplicate().get(written);
+            assertThat(written).as("round %s, length %s", round, length).isEqualTo(expected);
+            assertThat(PageFrame.verify(written, written.length)).isEqualTo(length);
+        }
+    }
+
+    @Test
+    void framesUpToTheBoundReuseTheThreadsDirectBuffer()
+    {
+        ByteBuffer frame = PageStoreDirectory.frameBuffer(1 << 20);
+        assertThat(frame.isDirect()).isTrue();
+        assertThat(frame.capacity()).isBetween(PageFrame.frameLength(1 << 20), PageStoreDirectory.MAX_POOLED_FRAME_BYTES);
+        assertThat(PageStoreDirectory.frameBuffer(1)).isSameAs(frame);
+        assertThat(PageStoreDirectory.frameBuffer((1 << 20) - 1)).isSameAs(frame);
+        // above the bound: a heap buffer of its own each time, the thread's buffer kept
+        ByteBuffer large = PageStoreDirectory.frameBuffer(4 << 20);
+        assertThat(large.isDirect()).isFalse();
+        assertThat(large.capacity()).isEqualTo(PageFrame.frameLength(4 << 20));
+        assertThat(PageStoreDirectory.frameBuffer(4 << 20)).isNotSameAs(large);
+        assertThat(PageStoreDirectory.frameBuffer(1 << 20)).isSameAs(frame);
+        // another thread has a buffer of its own
+        ByteBuffer[] other = new ByteBuffer[1];
+        Thread thread = Thread.ofPlatform().start(() -> other[0] = PageStoreDirectory.frameBuffer(1 << 20));
+        assertThat(joined(thread)).isTrue();
+        assertThat(other[0]).isNotSameAs(frame);
+    }
+
+    private static boolean joined(Thread thread)
+    {
+        try {
+            return thread.join(Duration.ofMinutes(1));
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+        }
+    }
+
+    @Test
+    void aFrameLargerThanTheBufferIsRefused()
+    {
+        ByteBuffer small = ByteBuffer.allocateDirect(PageFrame.frameLength(CHUNK_SIZE));
+        assertThatThrownBy(() -> PageFrame.encode(ByteBuffer.wrap(new byte[CHUNK_SIZE + 1]), small))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
