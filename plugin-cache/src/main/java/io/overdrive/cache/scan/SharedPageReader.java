@@ -145,9 +145,13 @@ final class SharedPageReader
         if (!missing.isEmpty()) {
             readMissing(missing, request);
         }
-        readAheadAfter(first, last);
-        if (scans.rowGroupPrefetch()) {
-            prefetchAfter(position, buffer, offset, length);
+        RowGroupPrefetch plan = rowGroups;
+        if (plan == null) {
+            learnRowGroups(position, buffer, offset, length);
+        }
+        readAheadAfter(first, last, plan == null ? Optional.empty() : Optional.of(plan.layout()), position + length);
+        if (plan != null && scans.rowGroupPrefetch()) {
+            prefetchAfter(plan, position, length);
         }
     }
 
@@ -448,8 +452,14 @@ final class SharedPageReader
         return true;
     }
 
-    // called after every read: a read that starts in or right after the last page read is sequential
-    private synchronized void readAheadAfter(long first, long last)
+    /**
+     * Called after every read: a read that starts in or right after the last page read is sequential. In a Parquet or
+     * ORC file whose footer the reader read, what is read ahead stays within the column chunk (stripe) the read ended in:
+     * the next bytes of the file belong to another column, which the query may not read at all (the next row group's
+     * chunks of the columns it reads are row-group prefetch's), and a read that ends outside any chunk (footer, indexes)
+     * starts no read-ahead.
+     */
+    private synchronized void readAheadAfter(long first, long last, Optional<RowGroupLayout> layout, long readEnd)
     {
         int ahead = scans.readAhead().pages();
         boolean sequential = first == lastPageRead || first == lastPageRead + 1;
@@ -464,6 +474,13 @@ final class SharedPageReader
             return;
         }
         long to = Math.min(from + ahead, pageCount());
+        if (layout.isPresent()) {
+            long chunkEnd = layout.get().chunkEnd(readEnd - 1);
+            if (chunkEnd < 0) {
+                return;
+            }
+            to = Math.min(to, (chunkEnd - 1) / pageSize + 1);
+        }
         if (from >= to) {
             return;
         }
@@ -506,30 +523,33 @@ final class SharedPageReader
         readAheadEnd = to;
     }
 
+    // the row groups (stripes) of a Parquet or ORC file, from the reader's read of its end (the footer): for row-group
+    // prefetch, and to keep read-ahead within a column chunk
+    private void learnRowGroups(long position, byte[] buffer, int offset, int length)
+    {
+        synchronized (this) {
+            // a read of the whole file (small files) leaves nothing to prefetch
+            if (rowGroups == null && footerTries < MAX_FOOTER_TRIES && position + length == fileLength && position > 0) {
+                footerTries++;
+                rowGroups = RowGroupPrefetch.fromTail(fileLength, buffer, offset, length, RowGroupPrefetch.DEFAULT_MAX_MERGE_GAP).orElse(null);
+            }
+        }
+    }
+
     /**
      * Row-group prefetch: a read of the file's end (Trino's Parquet and ORC readers read the footer first) gives the
-     * plan of its row groups (stripes); from then on, a read of column chunks of one row group starts the fetch of the
-     * same columns' chunks in the next one, in the background, within the read-ahead memory, only the chunks not cached
-     * yet, shared with readers through the fetches in flight.
+     * plan of its row groups (stripes); from then on, a read of column chunks of one row group that follows this reader's
+     * read of the row group before starts the fetch of the same columns' chunks in the next one
+     * ({@link RowGroupPrefetch#onSequentialRead}), in the background, within the read-ahead memory, only the chunks not
+     * cached yet, shared with readers through the fetches in flight.
      */
-    private void prefetchAfter(long position, byte[] buffer, int offset, int length)
+    private void prefetchAfter(RowGroupPrefetch plan, long position, long length)
     {
-        RowGroupPrefetch plan = rowGroups;
-        if (plan == null) {
-            synchronized (this) {
-                // a read of the whole file (small files) leaves nothing to prefetch
-                if (rowGroups == null && footerTries < MAX_FOOTER_TRIES && position + length == fileLength && position > 0) {
-                    footerTries++;
-                    rowGroups = RowGroupPrefetch.fromTail(fileLength, buffer, offset, length, RowGroupPrefetch.DEFAULT_MAX_MERGE_GAP).orElse(null);
-                }
-            }
-            return;
-        }
         if (!context.writes()) {
             // fetched ahead on a node that may not cache them (or for a query that fills no cache), they would be read again
             return;
         }
-        List<Range> ranges = plan.onRead(position, length, scans.maxPrefetchBytes());
+        List<Range> ranges = plan.onSequentialRead(position, length, scans.maxPrefetchBytes());
         if (ranges.isEmpty()) {
             return;
         }

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static java.lang.Math.toIntExact;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -45,8 +47,9 @@ class TestRowGroupPrefetchScans
     {
         for (int round = 0; round < 20; round++) {
             Replay replay = replay(true, round);
-            // every read of a column chunk after the first row group's was served without remote storage
-            assertThat(replay.readsThatWentRemote()).as("round %s, reads that went to storage: the footer and the first row group's chunk; %s", round, replay.diagnostics()).isEqualTo(2);
+            // every read of a column chunk after the second row group's was served without remote storage: the first
+            // two row groups' chunks are read by the reader, the second starting the prefetch of the third
+            assertThat(replay.readsThatWentRemote()).as("round %s, reads that went to storage: the footer and the first two row groups' chunks; %s", round, replay.diagnostics()).isEqualTo(3);
         }
         Replay replay = replay(true, 20);
         assertThat(replay.scanStats().getRowGroupPrefetches()).isPositive();
@@ -76,8 +79,9 @@ class TestRowGroupPrefetchScans
         List<Read> reads = TestRowGroupPrefetch.readWithTrino(file, options, List.of(2));
         Read footer = reads.getFirst();
         Read price = reads.get(1);
+        Read secondPrice = reads.get(2);
         RowGroupLayout layout = RowGroupLayout.parse(file.length, file, 0, file.length).orElseThrow();
-        Range nextPrice = layout.columnChunk(1, 2);
+        Range nextPrice = layout.columnChunk(2, 2);
         Range name = layout.columnChunk(3, 1);
         StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.parquet")), PageFrame.CHUNK_SIZE);
         PageCacheStats cacheStats = new PageCacheStats();
@@ -86,16 +90,19 @@ class TestRowGroupPrefetchScans
         try (PageCache pageCache = PageCache.create("lake", config, cacheStats);
                 SharedScans warmUp = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0).setRowGroupPrefetch(false), new SharedScanStats(), cacheStats);
                 SharedScans scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(0), stats, cacheStats)) {
-            // the footer and row group 0's chunk cached, nothing prefetched
+            // the footer and row groups 0 and 1's chunks cached, nothing prefetched
             try (TrinoInput input = warmUp.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
                 input.readFully(footer.position(), new byte[footer.length()], 0, footer.length());
                 input.readFully(price.position(), new byte[price.length()], 0, price.length());
+                input.readFully(secondPrice.position(), new byte[secondPrice.length()], 0, secondPrice.length());
             }
             try (TrinoInput input = scans.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
                 input.readFully(footer.position(), new byte[footer.length()], 0, footer.length());
-                // a hit, whose prefetch of row group 1's chunk is the next read to reach storage: held there
-                storage.blockNextRead(null);
                 input.readFully(price.position(), new byte[price.length()], 0, price.length());
+                // a hit following row group 0's, whose prefetch of row group 2's chunk is the next read to reach
+                // storage: held there
+                storage.blockNextRead(null);
+                input.readFully(secondPrice.position(), new byte[secondPrice.length()], 0, secondPrice.length());
                 storage.awaitBlockedRead();
                 // meanwhile the reader reads from storage itself
                 long before = storage.bytesRead();
@@ -107,11 +114,63 @@ class TestRowGroupPrefetchScans
                 storage.release();
                 awaitSettled(stats);
                 assertThat(stats.getRowGroupPrefetches()).isEqualTo(1);
-                // the prefetch's own bytes: row group 1's chunk, widened to whole chunks; not the reader's
+                // the prefetch's own bytes: row group 2's chunk, widened to whole chunks; not the reader's
                 assertThat(stats.getRowGroupPrefetchBytes())
                         .isGreaterThanOrEqualTo(nextPrice.length())
                         .isLessThanOrEqualTo(nextPrice.length() + 2L * PageFrame.CHUNK_SIZE)
                         .isEqualTo(storage.bytesRead() - before - readerBytes);
+            }
+        }
+    }
+
+    @Test
+    void readAheadStaysWithinTheColumnChunkRead()
+            throws Exception
+    {
+        byte[] file = TestRowGroupPrefetch.writeParquet(5);
+        Files.write(directory.resolve("data.parquet"), file);
+        RowGroupLayout layout = RowGroupLayout.parse(file.length, file, 0, file.length).orElseThrow();
+        // the longest chunk of the first row group, read in two halves as a sequential reader does; more row groups follow
+        Range chunk = IntStream.range(0, layout.columnCount())
+                .mapToObj(column -> layout.columnChunk(0, column))
+                .max(Comparator.comparingLong(Range::length))
+                .orElseThrow();
+        int pageSize = PageFrame.CHUNK_SIZE;
+        assertThat(file.length - chunk.end()).isGreaterThan(4L * pageSize);
+        Read footer = TestRowGroupPrefetch.readWithTrino(file, ParquetReaderOptions.builder().build(), List.of(2)).getFirst();
+        long middle = chunk.start() + chunk.length() / 2;
+        for (boolean footerRead : List.of(false, true)) {
+            Path data = directory.resolve("footer-" + footerRead);
+            Files.createDirectories(data);
+            Files.write(data.resolve("data.parquet"), file);
+            StorageBoundary storage = new StorageBoundary(new LocalFileSystem(data).newInputFile(Location.of("local:///data.parquet")), pageSize);
+            PageCacheStats cacheStats = new PageCacheStats();
+            SharedScanStats stats = new SharedScanStats();
+            try (PageCache pageCache = PageCache.create("lake", cacheConfig(data, pageSize), cacheStats);
+                    SharedScans scans = new SharedScans("lake", pageCache, new SharedScanConfig().setReadAhead(4).setRowGroupPrefetch(false), stats, cacheStats);
+                    TrinoInput input = scans.input(storage, "data", file.length, CacheReadContext.UNKNOWN)) {
+                if (footerRead) {
+                    input.readFully(footer.position(), new byte[footer.length()], 0, footer.length());
+                }
+                long before = storage.bytesRead();
+                for (Range half : List.of(new Range(chunk.start(), middle - chunk.start()), new Range(middle, chunk.end() - middle))) {
+                    byte[] buffer = new byte[toIntExact(half.length())];
+                    input.readFully(half.start(), buffer, 0, buffer.length);
+                    assertThat(buffer).isEqualTo(Arrays.copyOfRange(file, toIntExact(half.start()), toIntExact(half.end())));
+                }
+                awaitSettled(stats);
+                long lastPageOfChunk = (chunk.end() - 1) / pageSize;
+                long firstPageOfChunk = chunk.start() / pageSize;
+                if (footerRead) {
+                    // the layout known: nothing past the chunk's last page was fetched, ahead or otherwise
+                    assertThat(stats.getReadAheadPages()).isZero();
+                    assertThat(storage.bytesRead() - before).isLessThanOrEqualTo((lastPageOfChunk - firstPageOfChunk + 1) * pageSize);
+                }
+                else {
+                    // a file whose layout is unknown (not Parquet or ORC, or its footer not read): pages past the read, ahead
+                    assertThat(stats.getReadAheadPages()).isEqualTo(4);
+                    assertThat(storage.bytesRead() - before).isGreaterThan((lastPageOfChunk - firstPageOfChunk + 1) * pageSize);
+                }
             }
         }
     }
