@@ -51,7 +51,7 @@ public class SharedScanConfig
     }
 
     @Config(ROW_GROUP_PREFETCH)
-    @ConfigDescription("Parquet and ORC readers: a read of column chunks of one row group (stripe) prefetches the same columns' chunks of the next one, in the background")
+    @ConfigDescription("Parquet and ORC readers: a read of column chunks of one row group (stripe) that follows the reader's read of the row group before prefetches the same columns' chunks of the next one, in the background")
     public SharedScanConfig setRowGroupPrefetch(boolean rowGroupPrefetch)
     {
         this.rowGroupPrefetch = rowGroupPrefetch;
@@ -79,7 +79,7 @@ public class SharedScanConfig
     }
 
     @Config(READ_AHEAD)
-    @ConfigDescription("Pages a sequential reader fetches ahead of what it reads, in the background; 0 turns read-ahead off")
+    @ConfigDescription("Pages a sequential reader fetches ahead of what it reads, in the background (in Parquet and ORC files, within the column chunk or stripe it reads); 0 turns read-ahead off")
     public SharedScanConfig setReadAhead(int readAhead)
     {
         this.readAhead = readAhead;

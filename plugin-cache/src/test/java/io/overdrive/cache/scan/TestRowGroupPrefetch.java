@@ -116,15 +116,9 @@ final class TestRowGroupPrefetch
     void testPlanFollowsTrinoReaderProjectedScan()
             throws IOException
     {
-        byte[] file = writeParquet(ROW_GROUPS);
-        // no merging in the reader: one read per column chunk
-        ParquetReaderOptions options = ParquetReaderOptions.builder()
-                .withMaxMergeDistance(DataSize.ofBytes(0))
-                .build();
-        // "name" and "quantity": not adjacent, so never merged by the reader
-        List<Read> reads = readWithTrino(file, options, List.of(1, 3));
-        RowGroupLayout layout = parseTail(file, reads.getFirst());
-        List<Read> dataReads = reads.subList(1, reads.size());
+        ProjectedScan scan = projectedScan();
+        RowGroupLayout layout = scan.layout();
+        List<Read> dataReads = scan.dataReads();
         assertThat(dataReads).hasSize(ROW_GROUPS * 2);
 
         RowGroupPrefetch prefetch = new RowGroupPrefetch(layout, 0);
@@ -164,13 +158,9 @@ final class TestRowGroupPrefetch
     void testSequentialReadsPlanOnlyAfterTwoRowGroupsInARow()
             throws IOException
     {
-        byte[] file = writeParquet(ROW_GROUPS);
-        ParquetReaderOptions options = ParquetReaderOptions.builder()
-                .withMaxMergeDistance(DataSize.ofBytes(0))
-                .build();
-        List<Read> reads = readWithTrino(file, options, List.of(1, 3));
-        RowGroupLayout layout = parseTail(file, reads.getFirst());
-        List<Read> dataReads = reads.subList(1, reads.size());
+        ProjectedScan scan = projectedScan();
+        RowGroupLayout layout = scan.layout();
+        List<Read> dataReads = scan.dataReads();
 
         // every row group in order: nothing after the first row group's reads, then the next row group's chunks
         RowGroupPrefetch prefetch = new RowGroupPrefetch(layout, 0);
@@ -211,6 +201,21 @@ final class TestRowGroupPrefetch
         // a read going back (another pass from the start) plans nothing
         assertThat(skipping.onSequentialRead(name0.start(), name0.length(), NO_BOUND)).isEmpty();
     }
+
+    // a file of ROW_GROUPS row groups and the reads Trino's reader makes of "name" and "quantity" (not adjacent, so
+    // never merged), with no merging in the reader: the footer's read, then one read per column chunk
+    private static ProjectedScan projectedScan()
+            throws IOException
+    {
+        byte[] file = writeParquet(ROW_GROUPS);
+        ParquetReaderOptions options = ParquetReaderOptions.builder()
+                .withMaxMergeDistance(DataSize.ofBytes(0))
+                .build();
+        List<Read> reads = readWithTrino(file, options, List.of(1, 3));
+        return new ProjectedScan(parseTail(file, reads.getFirst()), reads.subList(1, reads.size()));
+    }
+
+    private record ProjectedScan(RowGroupLayout layout, List<Read> dataReads) {}
 
     @Test
     void testMergedReaderReadMapsToMergedRange()
