@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.function.IntConsumer;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -568,37 +567,6 @@ final class RowGroupLayout
             }
         }
         return low - 1;
-    }
-
-    /** Calls {@code chunk} with the index (in file order) of every column chunk the read {@code [position, position + length)} touches. */
-    void forEachChunkTouched(long position, long length, IntConsumer chunk)
-    {
-        if (position < 0 || length <= 0 || position >= footerStart) {
-            return;
-        }
-        long readEnd = position + Math.min(length, Long.MAX_VALUE - position);
-        int last = lastStartingBefore(readEnd);
-        for (int index = firstEndingAfter(position); index <= last; index++) {
-            chunk.accept(index);
-        }
-    }
-
-    /** The row group (ORC: stripe) of the chunk at {@code index} in file order. */
-    int rowGroupOf(int index)
-    {
-        return rowGroupOf[index];
-    }
-
-    /** The column of the chunk at {@code index} in file order (ORC: 0, a stripe being one chunk). */
-    int columnOf(int index)
-    {
-        return columnOf[index];
-    }
-
-    /** The index of the same column's chunk in the next row group, -1 for a chunk of the last row group. */
-    int nextChunk(int index)
-    {
-        return nextRowGroupChunk(index);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.overdrive.cache.scan;
 
 import io.overdrive.cache.scan.RowGroupLayout.Range;
 
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
@@ -32,10 +31,6 @@ final class RowGroupPrefetch
     private final RowGroupLayout layout;
     private final long maxMergeGap;
     private final BitSet returned;
-    // per column: the row group of its chunk read last (-2: none yet), and whether that read followed a read of the row
-    // group before it
-    private final int[] lastRowGroupRead;
-    private final BitSet following;
 
     RowGroupPrefetch(RowGroupLayout layout, long maxMergeGap)
     {
@@ -43,9 +38,6 @@ final class RowGroupPrefetch
         checkArgument(maxMergeGap >= 0, "maxMergeGap is negative: %s", maxMergeGap);
         this.maxMergeGap = maxMergeGap;
         this.returned = new BitSet(layout.chunkCount());
-        this.lastRowGroupRead = new int[layout.columnCount()];
-        Arrays.fill(lastRowGroupRead, -2);
-        this.following = new BitSet(layout.columnCount());
     }
 
     /**
@@ -70,31 +62,6 @@ final class RowGroupPrefetch
     RowGroupLayout layout()
     {
         return layout;
-    }
-
-    /**
-     * {@link #onRead}, for the columns whose row groups this reader reads one after the other: a column's chunk of the
-     * next row group is planned only when the chunk read follows this reader's read of the same column's chunk in the
-     * row group before. The first row group a reader reads of a column, and one it reaches by skipping row groups (which
-     * Trino's reader does when a row group's statistics, or a dynamic filter, rule it out), prefetch nothing for that
-     * column: the next row group may be skipped as well, and its prefetched chunks would be bytes read for nobody.
-     */
-    synchronized List<Range> onSequentialRead(long position, long length, long maxBytes)
-    {
-        layout.forEachChunkTouched(position, length, chunk -> {
-            int column = layout.columnOf(chunk);
-            int rowGroup = layout.rowGroupOf(chunk);
-            if (lastRowGroupRead[column] != rowGroup) {
-                following.set(column, lastRowGroupRead[column] == rowGroup - 1);
-                lastRowGroupRead[column] = rowGroup;
-            }
-            int next = layout.nextChunk(chunk);
-            if (!following.get(column) && next >= 0) {
-                // never planned: the reader reads it itself if it wants it, which then plans the chunk after
-                returned.set(next);
-            }
-        });
-        return onRead(position, length, maxBytes);
     }
 
     /**

@@ -538,10 +538,9 @@ final class SharedPageReader
 
     /**
      * Row-group prefetch: a read of the file's end (Trino's Parquet and ORC readers read the footer first) gives the
-     * plan of its row groups (stripes); from then on, a read of column chunks of one row group that follows this reader's
-     * read of the row group before starts the fetch of the same columns' chunks in the next one
-     * ({@link RowGroupPrefetch#onSequentialRead}), in the background, within the read-ahead memory, only the chunks not
-     * cached yet, shared with readers through the fetches in flight.
+     * plan of its row groups (stripes); from then on, a read of column chunks of one row group starts the fetch of the
+     * same columns' chunks in the next one, in the background, within the read-ahead memory, only the chunks not cached
+     * yet, shared with readers through the fetches in flight.
      */
     private void prefetchAfter(RowGroupPrefetch plan, long position, long length)
     {
@@ -549,7 +548,7 @@ final class SharedPageReader
             // fetched ahead on a node that may not cache them (or for a query that fills no cache), they would be read again
             return;
         }
-        List<Range> ranges = plan.onSequentialRead(position, length, scans.maxPrefetchBytes());
+        List<Range> ranges = plan.onRead(position, length, scans.maxPrefetchBytes());
         if (ranges.isEmpty()) {
             return;
         }

@@ -51,7 +51,7 @@ public class SharedScanConfig
     }
 
     @Config(ROW_GROUP_PREFETCH)
-    @ConfigDescription("Parquet and ORC readers: a read of column chunks of one row group (stripe) that follows the reader's read of the row group before prefetches the same columns' chunks of the next one, in the background")
+    @ConfigDescription("Parquet and ORC readers: a read of column chunks of one row group (stripe) prefetches the same columns' chunks of the next one, in the background")
     public SharedScanConfig setRowGroupPrefetch(boolean rowGroupPrefetch)
     {
         this.rowGroupPrefetch = rowGroupPrefetch;

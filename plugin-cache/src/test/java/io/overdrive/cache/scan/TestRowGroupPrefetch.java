@@ -154,54 +154,6 @@ final class TestRowGroupPrefetch
         }
     }
 
-    @Test
-    void testSequentialReadsPlanOnlyAfterTwoRowGroupsInARow()
-            throws IOException
-    {
-        ProjectedScan scan = projectedScan();
-        RowGroupLayout layout = scan.layout();
-        List<Read> dataReads = scan.dataReads();
-
-        // every row group in order: nothing after the first row group's reads, then the next row group's chunks
-        RowGroupPrefetch prefetch = new RowGroupPrefetch(layout, 0);
-        List<Range> planned = new ArrayList<>();
-        for (Read read : dataReads) {
-            int rowGroup = rowGroupOf(layout, read);
-            int column = columnOf(layout, read);
-            if (rowGroup > 1) {
-                assertThat(covered(planned, read)).as("read %s of row group %s planned before", read, rowGroup).isTrue();
-            }
-            List<Range> ranges = prefetch.onSequentialRead(read.position(), read.length(), NO_BOUND);
-            if (rowGroup == 0 || rowGroup == ROW_GROUPS - 1) {
-                assertThat(ranges).as("row group %s", rowGroup).isEmpty();
-            }
-            else {
-                assertThat(ranges).containsExactly(layout.columnChunk(rowGroup + 1, column));
-            }
-            planned.addAll(ranges);
-            // a chunk read again (Trino reads a large chunk in pieces) changes nothing
-            assertThat(prefetch.onSequentialRead(read.position(), read.length(), NO_BOUND)).isEmpty();
-        }
-        assertThat(planned).hasSize((ROW_GROUPS - 2) * 2);
-
-        // row groups skipped (ruled out by statistics or a dynamic filter): after a skip, a column plans nothing until
-        // the reader reads the row group after, and only for the columns that follow on
-        assertThat(ROW_GROUPS).isGreaterThanOrEqualTo(5);
-        RowGroupPrefetch skipping = new RowGroupPrefetch(layout, 0);
-        Range name0 = layout.columnChunk(0, 1);
-        Range name2 = layout.columnChunk(2, 1);
-        Range name3 = layout.columnChunk(3, 1);
-        Range quantity2 = layout.columnChunk(2, 3);
-        Range quantity3 = layout.columnChunk(3, 3);
-        assertThat(skipping.onSequentialRead(name0.start(), name0.length(), NO_BOUND)).isEmpty();
-        assertThat(skipping.onSequentialRead(name2.start(), name2.length(), NO_BOUND)).as("row group 1 skipped").isEmpty();
-        assertThat(skipping.onSequentialRead(quantity2.start(), quantity2.length(), NO_BOUND)).as("quantity's first read").isEmpty();
-        assertThat(skipping.onSequentialRead(name3.start(), name3.length(), NO_BOUND)).containsExactly(layout.columnChunk(4, 1));
-        assertThat(skipping.onSequentialRead(quantity3.start(), quantity3.length(), NO_BOUND)).containsExactly(layout.columnChunk(4, 3));
-        // a read going back (another pass from the start) plans nothing
-        assertThat(skipping.onSequentialRead(name0.start(), name0.length(), NO_BOUND)).isEmpty();
-    }
-
     // a file of ROW_GROUPS row groups and the reads Trino's reader makes of "name" and "quantity" (not adjacent, so
     // never merged), with no merging in the reader: the footer's read, then one read per column chunk
     private static ProjectedScan projectedScan()
