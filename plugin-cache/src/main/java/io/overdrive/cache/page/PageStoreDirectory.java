@@ -550,10 +550,6 @@ final class PageStoreDirectory
         }
     }
 
-    /**
-     * Writes a page of {@code file}, after the file's {@link CachedFile} record when none of its pages is stored here yet
-     * (so that a page never reaches the disk before its record).
-     */
     /** Writes a whole page ({@code page}'s remaining bytes, which it keeps) as a new frame: {@link #writeFrame}. */
     WriteResult writePage(PageId pageId, ByteBuffer page, CacheContext cacheContext, CachedFile file)
     {
@@ -579,6 +575,10 @@ final class PageStoreDirectory
         return frame;
     }
 
+    /**
+     * Writes a page of {@code file} (its stored {@code frame}), after the file's {@link CachedFile} record when none of
+     * its pages is stored here yet (so that a page never reaches the disk before its record).
+     */
     WriteResult writeFrame(PageId pageId, ByteBuffer frame, CacheContext cacheContext, CachedFile file)
     {
         if (!hasPages(pageId.getFileId())) {
