@@ -180,11 +180,15 @@ class TestPageCacheSlowDisk
                     }
                 });
                 List<Future<?>> readers = new ArrayList<>();
+                // the readers go on past their operations until a directory has stepped aside at least once (within a
+                // minute): on a fast machine they can finish before the first slow spell, and the step-aside must be
+                // among the decisions the reads were right under
+                long deadline = System.nanoTime() + MINUTES.toNanos(1);
                 for (int thread = 0; thread < threads; thread++) {
                     readers.add(executor.submit(() -> {
                         ThreadLocalRandom random = ThreadLocalRandom.current();
                         byte[] target = new byte[PAGE_SIZE + 16];
-                        for (int operation = 0; operation < 1_500; operation++) {
+                        for (int operation = 0; operation < 1_500 || (stats.getReadsSteppedAside() == 0 && System.nanoTime() < deadline); operation++) {
                             PageId pageId = pages.get(random.nextInt(pages.size()));
                             int pageLength = TestingPages.length(pageId);
                             byte[] content = TestingPages.content(pageId, pageLength);
