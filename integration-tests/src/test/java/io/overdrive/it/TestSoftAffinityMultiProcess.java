@@ -81,6 +81,8 @@ class TestSoftAffinityMultiProcess
     // the coordinator's own node list (Trino 483 exports CoordinatorNodeManager under its "trino" JMX domain)
     private static final String NODE_MANAGER = "trino.node:name=CoordinatorNodeManager";
     private static final Duration MEMBERSHIP_REFRESH = Duration.ofSeconds(1);
+    private static final String PEER_STATS = "io.overdrive.cache.peer:type=PeerStats,name=peers,*";
+    private static final String PEER_SECRET = "secret-of-the-peers-catalog-" + System.nanoTime();
 
     private TrinoProcessCluster cluster;
     private List<List<Object>> longQueryExpected;
@@ -113,6 +115,13 @@ class TestSoftAffinityMultiProcess
                         // split weights in proportion to the (small) files' sizes, as they are for files near 64 MB
                         "hive.max-split-size", "1MB",
                         "hive.minimum-assigned-split-weight", "0.01")))
+                // peer reads on: the relative bound from the first split, so that some splits run off their file's
+                // worker, whose cache they then read
+                .catalog("peers", "overdrive_hive", withCache(hive, "cache-peers", Map.of(
+                        "node-selection-strategy", "SOFT_AFFINITY",
+                        "node-selection.load-floor", "0",
+                        "node-selection.membership-refresh-interval", MEMBERSHIP_REFRESH.toSeconds() + "s",
+                        "cache.peer.shared-secret", PEER_SECRET)))
                 .catalog("hive", "hive", hive)
                 // Iceberg tables under the same shipped placement as soft's. Writes collect no column sketches: their
                 // aggregation comes with Trino's own Iceberg plugin, which this cluster does not load (its 450 MB would
@@ -474,6 +483,36 @@ class TestSoftAffinityMultiProcess
         List<List<Object>> cached = cluster.query("SELECT node_id, cached_files FROM soft_s3.system.cached_tables WHERE schema_name = 'affinity' AND table_name = 'orders'");
         assertThat(cached).extracting(row -> (String) row.getFirst()).isSubsetOf(cluster.workers().stream().map(TrinoNode::name).toList());
         assertThat(cached.stream().mapToLong(row -> ((Number) row.getLast()).longValue()).sum()).as("files cached over the workers").isGreaterThanOrEqualTo(files);
+    }
+
+    /**
+     * Peer reads: a split placed off its file's worker (the load bound moved it) reads the pages that worker caches from
+     * it, checksums verified, instead of storage; the rows are stock {@code hive}'s.
+     */
+    @Test
+    @Order(6)
+    void splitsOffTheirFilesWorkerReadThatWorkersCache()
+    {
+        long hits = 0;
+        long offPreferred = 0;
+        for (int round = 0; round < 10 && (hits == 0 || offPreferred == 0); round++) {
+            for (String sql : QUERIES) {
+                assertThat(ResultRows.same(cluster.query(sql.formatted("peers")), cluster.query(sql.formatted("hive")))).as("peers: %s", sql).isTrue();
+            }
+            hits = cluster.sumOverWorkers(PEER_STATS, "Hits");
+            offPreferred = JmxAttributes.sum(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.affinity:type=PlacementStats,name=peers,*", "Alternative.TotalCount")
+                    + JmxAttributes.sum(cluster.coordinator().jmxPort(), "io.overdrive.scheduler.affinity:type=PlacementStats,name=peers,*", "Fallback.TotalCount");
+        }
+        System.out.printf("[overdrive-it] %s: peer reads %s, hits %s (%s bytes), misses %s, timeouts %s; splits off their preferred worker %s%n",
+                getClass().getSimpleName(), cluster.sumOverWorkers(PEER_STATS, "Reads"), hits, cluster.sumOverWorkers(PEER_STATS, "HitBytes"),
+                cluster.sumOverWorkers(PEER_STATS, "Misses"), cluster.sumOverWorkers(PEER_STATS, "Timeouts"), offPreferred);
+        assertThat(offPreferred).as("splits placed off their file's first worker").isPositive();
+        assertThat(hits).as("peer reads answered from another worker's cache").isPositive();
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "ServedBytes")).isGreaterThanOrEqualTo(cluster.sumOverWorkers(PEER_STATS, "HitBytes"));
+        // one secret on every node, one page size, intact pages
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "Unauthenticated")).isZero();
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "Refused")).isZero();
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "ChecksumFailures")).isZero();
     }
 
     @Test

@@ -23,6 +23,10 @@ import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.cache.page.TableFilter;
 import io.overdrive.cache.page.TimedRemoteFile;
+import io.overdrive.cache.peer.PeerConfig;
+import io.overdrive.cache.peer.PeerReads;
+import io.overdrive.cache.peer.PeerService;
+import io.overdrive.cache.peer.PeerStats;
 import io.overdrive.cache.scan.SharedScanConfig;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.scan.SharedScans;
@@ -36,6 +40,7 @@ import io.trino.filesystem.alluxio.AlluxioInput;
 import io.trino.filesystem.alluxio.AlluxioInputStream;
 import io.trino.filesystem.alluxio.TracingCacheManager;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
+import io.trino.spi.NodeManager;
 import io.trino.spi.catalog.CatalogName;
 import io.trino.spi.metrics.Metrics;
 import jakarta.annotation.PreDestroy;
@@ -82,6 +87,8 @@ public class OverdriveFileSystemCache
     private final Optional<SharedScans> sharedScans;
     private final Duration minFileAge;
     private final InstantSource clock;
+    // peer reads (cache.peer.*): this worker's service, when on
+    private Optional<PeerService> peers = Optional.empty();
 
     @Inject
     public OverdriveFileSystemCache(
@@ -91,11 +98,25 @@ public class OverdriveFileSystemCache
             PageCacheStats stats,
             HedgedReads hedgedReads,
             SharedScanConfig sharedScanConfig,
-            SharedScanStats sharedScanStats)
+            SharedScanStats sharedScanStats,
+            PeerConfig peerConfig,
+            PeerStats peerStats,
+            NodeManager nodeManager)
     {
         this(tracer, catalogName.toString(), PageCache.create(catalogName.toString(), config, stats), TableFilter.create(config), stats, hedgedReads, isSharing(config, sharedScanConfig) ? Optional.of(sharedScanConfig) : Optional.empty(), sharedScanStats, config.getMinFileAge(), InstantSource.system());
         if (!tableFilter.cachesEverything()) {
             log.info("Catalog %s: the page cache caches %s; other tables are read from remote storage only", catalogName, tableFilter);
+        }
+        if (sharedScans.isPresent()) {
+            try {
+                peers = PeerService.start(catalogName.toString(), peerConfig, peerStats, pageCache, nodeManager.getCurrentNode().getHostAndPort());
+            }
+            catch (RuntimeException e) {
+                sharedScans.get().close();
+                pageCache.close();
+                throw e;
+            }
+            peers.ifPresent(service -> usePeers(service.reads()));
         }
     }
 
@@ -226,8 +247,18 @@ public class OverdriveFileSystemCache
     public void shutdown()
             throws Exception
     {
+        peers.ifPresent(PeerService::close);
         sharedScans.ifPresent(SharedScans::close);
         pageCache.close();
+    }
+
+    /**
+     * Where this worker's readers ask for the pages they miss before storage (its peer service's client); without shared
+     * scans, nowhere.
+     */
+    public void usePeers(PeerReads reads)
+    {
+        sharedScans.ifPresent(scans -> scans.usePeers(reads));
     }
 
     public PageCache pageCache()

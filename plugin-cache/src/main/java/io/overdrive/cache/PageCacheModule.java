@@ -6,6 +6,8 @@ import io.airlift.configuration.AbstractConfigurationAwareModule;
 import io.airlift.configuration.ConfigurationFactory;
 import io.overdrive.cache.page.PageCacheConfig;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.peer.PeerConfig;
+import io.overdrive.cache.peer.PeerStats;
 import io.overdrive.cache.scan.SharedScanConfig;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.trino.filesystem.cache.TrinoFileSystemCache;
@@ -47,12 +49,17 @@ public class PageCacheModule
     {
         configBinder(binder).bindConfig(PageCacheConfig.class);
         configBinder(binder).bindConfig(SharedScanConfig.class);
+        configBinder(binder).bindConfig(PeerConfig.class);
         PageCacheConfig config = buildConfigObject(PageCacheConfig.class);
         SharedScanConfig sharedScans = buildConfigObject(SharedScanConfig.class);
+        PeerConfig peers = buildConfigObject(PeerConfig.class);
         if (!config.isEnabled()) {
+            if (peers.isEnabled()) {
+                throw new IllegalArgumentException("%s turns peer reads on, which serve and read the page cache's pages, but cache.enabled=false: set cache.enabled=true, or remove %s".formatted(PeerConfig.SHARED_SECRET, PeerConfig.SHARED_SECRET));
+            }
             return;
         }
-        validate(config, sharedScans);
+        validate(config, sharedScans, peers);
         refusePerUserCredentials(config);
         // both caches would claim the one TrinoFileSystemCache seam. Trino's FileSystemModule binds FileSystemConfig, so
         // it is read here with Trino's own parsing but not bound a second time
@@ -68,6 +75,11 @@ public class PageCacheModule
         newExporter(binder).export(PageCacheStats.class)
                 .as(generator -> generator.generatedNameOf(PageCacheStats.class, catalogName.get().toString()));
         binder.bind(SharedScanStats.class).in(SINGLETON);
+        binder.bind(PeerStats.class).in(SINGLETON);
+        if (peers.isEnabled()) {
+            newExporter(binder).export(PeerStats.class)
+                    .as(generator -> generator.generatedNameOf(PeerStats.class, catalogName.get().toString()));
+        }
         if (OverdriveFileSystemCache.isSharing(config, sharedScans)) {
             newExporter(binder).export(SharedScanStats.class)
                     .as(generator -> generator.generatedNameOf(SharedScanStats.class, catalogName.get().toString()));
@@ -119,8 +131,15 @@ public class PageCacheModule
         return value != null && Boolean.parseBoolean(value.strip());
     }
 
-    private void validate(PageCacheConfig config, SharedScanConfig sharedScans)
+    private void validate(PageCacheConfig config, SharedScanConfig sharedScans, PeerConfig peers)
     {
+        if (peers.isEnabled() && (config.isDryRun() || !sharedScans.isEnabled())) {
+            throw new IllegalArgumentException("%s turns peer reads on, which read through shared scans and a cache that stores pages, but %s: remove %s, or remove %s".formatted(
+                    PeerConfig.SHARED_SECRET,
+                    config.isDryRun() ? "cache.dry-run=true" : SharedScanConfig.ENABLED + "=false",
+                    config.isDryRun() ? "cache.dry-run" : SharedScanConfig.ENABLED,
+                    PeerConfig.SHARED_SECRET));
+        }
         if (!sharedScans.isEnabled() && getProperties().containsKey(SharedScanConfig.READ_AHEAD) && sharedScans.getReadAhead() > 0) {
             throw new IllegalArgumentException("%s=%s reads ahead for shared scans, which %s=false turns off: remove %s, or set %s=true".formatted(
                     SharedScanConfig.READ_AHEAD, sharedScans.getReadAhead(), SharedScanConfig.ENABLED, SharedScanConfig.READ_AHEAD, SharedScanConfig.ENABLED));

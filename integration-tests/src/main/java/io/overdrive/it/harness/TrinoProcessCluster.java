@@ -515,14 +515,18 @@ public final class TrinoProcessCluster
     // Below Linux's ephemeral range (32768-60999), from which every outgoing connection takes its local port: a free
     // port picked there can be taken by some connection before the node binds it ("Address already in use"). Never
     // the same port twice in this JVM, since a node binds its ports only seconds after they are picked.
+    // The port above each one is free too and never handed out: a worker's Overdrive peer service listens there
+    // (cache.peer.port-offset=1, its default).
     public static int freePort()
     {
         for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT);
-            if (!HANDED_OUT_PORTS.add(port)) {
+            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT - 1);
+            if (HANDED_OUT_PORTS.contains(port) || HANDED_OUT_PORTS.contains(port + 1) || !HANDED_OUT_PORTS.add(port)) {
                 continue;
             }
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            HANDED_OUT_PORTS.add(port + 1);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
+                    ServerSocket _ = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
                 return socket.getLocalPort();
             }
             catch (IOException e) {

@@ -111,7 +111,11 @@ public class CacheContextPageSourceProvider
         boolean cacheable = !(split instanceof OverdriveSplit placed) || (placed.isCacheable() && placed.placedOn().contains(self));
         ReadOptions options = OverdriveSessionProperties.readOptions(session);
         Optional<SchemaTableName> name = format.table(table);
-        return new CacheReadContext(name.map(SchemaTableName::getSchemaName), name.map(SchemaTableName::getTableName), cacheable, options, readStats);
+        // the workers the coordinator named for the pages this worker misses (never this worker itself)
+        List<HostAddress> peers = split instanceof OverdriveSplit placed
+                ? placed.getPeers().stream().filter(peer -> !peer.equals(self)).toList()
+                : List.of();
+        return new CacheReadContext(name.map(SchemaTableName::getSchemaName), name.map(SchemaTableName::getTableName), cacheable, options, readStats, peers);
     }
 
     private static ConnectorSplit unwrap(ConnectorSplit split)

@@ -15,6 +15,8 @@ import io.overdrive.cache.inspection.CacheMetricsTable;
 import io.overdrive.cache.inspection.CachedTablesTable;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.peer.PeerConfig;
+import io.overdrive.cache.peer.PeerStats;
 import io.overdrive.cache.scan.SharedScanStats;
 import io.overdrive.cache.warmup.WarmCacheProcessorProvider;
 import io.overdrive.cache.warmup.WarmCacheTableFunction;
@@ -169,10 +171,15 @@ public abstract class OverdriveConnectorFactory
     private static List<Object> exportedStats(Injector injector)
     {
         List<Object> stats = new ArrayList<>();
-        for (Class<?> type : List.of(PageCacheStats.class, SharedScanStats.class, HedgedReadStats.class, CoordinatorCacheStats.class, PlacementStats.class)) {
-            if (injector.getExistingBinding(Key.get(type)) != null) {
-                stats.add(injector.getInstance(type));
+        for (Class<?> type : List.of(PageCacheStats.class, SharedScanStats.class, PeerStats.class, HedgedReadStats.class, CoordinatorCacheStats.class, PlacementStats.class)) {
+            if (injector.getExistingBinding(Key.get(type)) == null) {
+                continue;
             }
+            // as over JMX: peer reads' metrics only where they are on
+            if (type == PeerStats.class && !injector.getInstance(PeerConfig.class).isEnabled()) {
+                continue;
+            }
+            stats.add(injector.getInstance(type));
         }
         return stats;
     }

@@ -2,7 +2,9 @@ package io.overdrive.cache.page;
 
 import io.overdrive.cache.session.QueryReadStats;
 import io.overdrive.cache.session.ReadOptions;
+import io.trino.spi.HostAddress;
 
+import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -13,7 +15,7 @@ import static java.util.Objects.requireNonNull;
  * session asks ({@link ReadOptions}), and where the split's reads are counted ({@link QueryReadStats}). The connector sets
  * it while Hive opens a split's files; the cache captures it for each file it opens.
  */
-public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable, ReadOptions options, QueryReadStats readStats)
+public record CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable, ReadOptions options, QueryReadStats readStats, List<HostAddress> peers)
 {
     /**
      * A read outside a table scan (a file the coordinator opens, or one a reader opens outside the page source's calls):
@@ -29,6 +31,13 @@ public record CacheReadContext(Optional<String> schema, Optional<String> table, 
         requireNonNull(table, "table is null");
         requireNonNull(options, "options is null");
         requireNonNull(readStats, "readStats is null");
+        peers = List.copyOf(requireNonNull(peers, "peers is null"));
+    }
+
+    /** A read whose worker asks no peer for what it misses. */
+    public CacheReadContext(Optional<String> schema, Optional<String> table, boolean cacheable, ReadOptions options, QueryReadStats readStats)
+    {
+        this(schema, table, cacheable, options, readStats, List.of());
     }
 
     /** A read with the catalog's own behaviour (no session property set). */
@@ -39,7 +48,7 @@ public record CacheReadContext(Optional<String> schema, Optional<String> table, 
 
     public CacheReadContext withOptions(ReadOptions options)
     {
-        return new CacheReadContext(schema, table, cacheable, options, readStats);
+        return new CacheReadContext(schema, table, cacheable, options, readStats, peers);
     }
 
     /** Whether this read may write pages: a worker that caches the file, for a query that fills the cache. */

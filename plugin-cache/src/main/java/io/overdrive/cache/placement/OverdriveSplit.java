@@ -27,16 +27,28 @@ public final class OverdriveSplit
     private final ConnectorSplit split;
     private final List<HostAddress> addresses;
     private final boolean cacheable;
+    private final List<HostAddress> peers;
 
+    public OverdriveSplit(ConnectorSplit split, List<HostAddress> addresses, boolean cacheable)
+    {
+        this(split, addresses, cacheable, List.of());
+    }
+
+    /**
+     * @param peers the workers (Trino's addresses) that the split's worker asks for the file's pages it does not cache,
+     * before storage (peer reads, {@code cache.peer.*})
+     */
     @JsonCreator
     public OverdriveSplit(
             @JsonProperty("split") ConnectorSplit split,
             @JsonProperty("placedOn") List<HostAddress> addresses,
-            @JsonProperty("cacheable") boolean cacheable)
+            @JsonProperty("cacheable") boolean cacheable,
+            @JsonProperty("peers") List<HostAddress> peers)
     {
         this.split = requireNonNull(split, "split is null");
         this.addresses = ImmutableList.copyOf(requireNonNull(addresses, "addresses is null"));
         this.cacheable = cacheable;
+        this.peers = ImmutableList.copyOf(requireNonNull(peers, "peers is null"));
     }
 
     @JsonProperty
@@ -55,6 +67,12 @@ public final class OverdriveSplit
     public boolean isCacheable()
     {
         return cacheable;
+    }
+
+    @JsonProperty
+    public List<HostAddress> getPeers()
+    {
+        return peers;
     }
 
     // the engine reads these on the coordinator only; they are not part of the wire form
@@ -92,12 +110,13 @@ public final class OverdriveSplit
     @Override
     public long getRetainedSizeInBytes()
     {
-        return INSTANCE_SIZE + split.getRetainedSizeInBytes() + addresses.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum();
+        return INSTANCE_SIZE + split.getRetainedSizeInBytes() + addresses.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum()
+                + peers.stream().mapToLong(HostAddress::getRetainedSizeInBytes).sum();
     }
 
     @Override
     public String toString()
     {
-        return "OverdriveSplit{%s on %s, cacheable=%s}".formatted(split, addresses, cacheable);
+        return "OverdriveSplit{%s on %s, cacheable=%s, peers=%s}".formatted(split, addresses, cacheable, peers);
     }
 }

@@ -52,10 +52,15 @@ public class SoftAffinitySplitSource
         if (file.isEmpty()) {
             return split;
         }
-        Optional<Placement> placement = placer.place(granularity.affinityKey(file.get().path(), file.get().start()), split.getSplitWeight().getRawValue());
+        String affinityKey = granularity.affinityKey(file.get().path(), file.get().start());
+        Optional<Placement> placement = placer.place(affinityKey, split.getSplitWeight().getRawValue());
         // no live worker known yet: leave the split as the connector made it, the engine places it
         return placement
-                .<ConnectorSplit>map(chosen -> new OverdriveSplit(split, List.of(HostAddress.fromString(chosen.worker().hostAndPort())), chosen.kind().isPreferredWorker()))
+                .<ConnectorSplit>map(chosen -> new OverdriveSplit(
+                        split,
+                        List.of(HostAddress.fromString(chosen.worker().hostAndPort())),
+                        chosen.kind().isPreferredWorker(),
+                        placer.peer(affinityKey, chosen).map(peer -> List.of(HostAddress.fromString(peer.hostAndPort()))).orElse(List.of())))
                 .orElse(split);
     }
 

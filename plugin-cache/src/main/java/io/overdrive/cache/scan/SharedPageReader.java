@@ -362,14 +362,21 @@ final class SharedPageReader
         // at most MAX_BYTES_PER_FETCH; for a read-ahead, within its reservation
         int length = toIntExact(span[1] - start);
         byte[] data = new byte[length];
-        long readStart = System.nanoTime();
-        input.readFully(start, data, 0, length);
-        long nanos = System.nanoTime() - readStart;
-        fetchCost.record(length, nanos);
-        scans.stats().recordFetch(run.size(), length);
-        scans.recordRemoteRead(length, nanos);
-        remoteBytes.addAndGet(length);
-        context.readStats().recordFromStorage(length);
+        // a worker the coordinator named may cache these bytes (the file's own worker, for a split placed elsewhere; the
+        // one that held them before a worker joined): asked first, for at most cache.peer.read-timeout
+        if (!context.peers().isEmpty() && scans.peers().read(context.peers(), fileId, pageSize, start, data, 0, length)) {
+            context.readStats().recordFromPeer(length);
+        }
+        else {
+            long readStart = System.nanoTime();
+            input.readFully(start, data, 0, length);
+            long nanos = System.nanoTime() - readStart;
+            fetchCost.record(length, nanos);
+            scans.stats().recordFetch(run.size(), length);
+            scans.recordRemoteRead(length, nanos);
+            remoteBytes.addAndGet(length);
+            context.readStats().recordFromStorage(length);
+        }
 
         List<PageBytes> pages = new ArrayList<>(run.size());
         for (Claim claim : run) {

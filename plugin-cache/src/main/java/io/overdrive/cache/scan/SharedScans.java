@@ -6,6 +6,7 @@ import io.airlift.units.Duration;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.peer.PeerReads;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
@@ -43,6 +44,7 @@ public final class SharedScans
     private final boolean fetchRestOfPage;
     // per storage (scheme and authority of the files' locations): few per catalog
     private final Map<String, FetchCost> fetchCosts = new ConcurrentHashMap<>();
+    private volatile PeerReads peers = PeerReads.NONE;
 
     public SharedScans(String catalog, PageCache cache, SharedScanConfig config, SharedScanStats stats, PageCacheStats cacheStats)
     {
@@ -76,6 +78,20 @@ public final class SharedScans
     public TrinoInputStream stream(TrinoInputFile remoteFile, String fileId, long length, CacheReadContext context)
     {
         return new SharedScanInputStream(new SharedPageReader(this, remoteFile, fileId, length, context), remoteFile.location(), cache.pageSize());
+    }
+
+    /**
+     * Where readers ask for the bytes they miss before storage: another worker's cache (peer reads), when the split's
+     * coordinator named one.
+     */
+    public void usePeers(PeerReads peers)
+    {
+        this.peers = requireNonNull(peers, "peers is null");
+    }
+
+    PeerReads peers()
+    {
+        return peers;
     }
 
     boolean fetchRestOfPage()

@@ -22,6 +22,7 @@ public final class QueryReadStats
     public static final String BYTES_FROM_CACHE = "overdrive_bytes_from_cache";
     public static final String BYTES_FROM_SHARED_FETCHES = "overdrive_bytes_from_shared_fetches";
     public static final String BYTES_FROM_STORAGE = "overdrive_bytes_from_storage";
+    public static final String BYTES_FROM_PEERS = "overdrive_bytes_from_peers";
     public static final String COALESCED_READS = "overdrive_coalesced_reads";
     public static final String HEDGED_READS = "overdrive_hedged_reads";
     public static final String HEDGED_READ_WINS = "overdrive_hedged_read_wins";
@@ -29,6 +30,7 @@ public final class QueryReadStats
     private final LongAdder bytesFromCache = new LongAdder();
     private final LongAdder bytesFromSharedFetches = new LongAdder();
     private final LongAdder bytesFromStorage = new LongAdder();
+    private final LongAdder bytesFromPeers = new LongAdder();
     private final LongAdder coalescedReads = new LongAdder();
     private final LongAdder hedges = new LongAdder();
     private final LongAdder hedgeWins = new LongAdder();
@@ -48,6 +50,17 @@ public final class QueryReadStats
     public void recordFromStorage(long bytes)
     {
         bytesFromStorage.add(bytes);
+    }
+
+    /** Bytes a reader took from another worker's cache instead of storage (cache.peer.*). */
+    public void recordFromPeer(long bytes)
+    {
+        bytesFromPeers.add(bytes);
+    }
+
+    public long bytesFromPeers()
+    {
+        return bytesFromPeers.sum();
     }
 
     public void recordHedge()
@@ -87,6 +100,7 @@ public final class QueryReadStats
                 .put(BYTES_FROM_CACHE, new LongCount(bytesFromCache.sum()))
                 .put(BYTES_FROM_SHARED_FETCHES, new LongCount(bytesFromSharedFetches.sum()))
                 .put(BYTES_FROM_STORAGE, new LongCount(bytesFromStorage.sum()))
+                .put(BYTES_FROM_PEERS, new LongCount(bytesFromPeers.sum()))
                 .put(COALESCED_READS, new LongCount(coalescedReads.sum()))
                 .put(HEDGED_READS, new LongCount(hedges.sum()))
                 .put(HEDGED_READ_WINS, new LongCount(hedgeWins.sum()))

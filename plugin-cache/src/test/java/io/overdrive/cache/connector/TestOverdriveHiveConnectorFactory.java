@@ -368,6 +368,23 @@ class TestOverdriveHiveConnectorFactory
                 "cache.read-ahead-max-memory=4MB is less than one read-ahead (cache.read-ahead=8 pages of cache.page-size=1MB), so nothing would ever be read ahead: set cache.read-ahead-max-memory to at least 8MB, or lower cache.read-ahead");
     }
 
+    @Test
+    void peerReadMisconfigurationFailsTheCatalogNamingTheProperty()
+    {
+        String secret = "0123456789abcdef0123";
+        assertInvalidSharedScans(Map.of("cache.peer.shared-secret", "short"),
+                "cache.peer.shared-secret must be at least 16 characters: use a random string, for example the output of openssl rand -hex 32");
+        assertInvalidSharedScans(Map.of("cache.peer.shared-secret", secret, "cache.shared-scans.enabled", "false"),
+                "cache.peer.shared-secret turns peer reads on, which read through shared scans and a cache that stores pages, but cache.shared-scans.enabled=false: remove cache.shared-scans.enabled, or remove cache.peer.shared-secret");
+        assertInvalidSharedScans(Map.of("cache.peer.shared-secret", secret, "cache.dry-run", "true"),
+                "cache.peer.shared-secret turns peer reads on, which read through shared scans and a cache that stores pages, but cache.dry-run=true: remove cache.dry-run, or remove cache.peer.shared-secret");
+        assertInvalidSharedScans(Map.of("cache.peer.read-timeout", "0s"), "cache.peer.read-timeout must be at least 1ms");
+        for (ConnectorContext context : List.of(workerContext(false), coordinatorContext(false))) {
+            assertThatThrownBy(() -> new OverdriveHiveConnectorFactory().create("lake", with(hiveProperties(), Map.of("cache.peer.shared-secret", secret)), context))
+                    .hasStackTraceContaining("cache.peer.shared-secret turns peer reads on, which serve and read the page cache's pages, but cache.enabled=false: set cache.enabled=true, or remove cache.peer.shared-secret");
+        }
+    }
+
     private void assertInvalidSharedScans(Map<String, String> sharedScans, String message)
     {
         Map<String, String> properties = with(hiveProperties(), ImmutableMap.<String, String>builder()

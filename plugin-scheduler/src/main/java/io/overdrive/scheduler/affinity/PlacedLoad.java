@@ -9,6 +9,7 @@ import it.unimi.dsi.fastutil.longs.LongIterator;
 import it.unimi.dsi.fastutil.longs.LongLinkedOpenHashSet;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -113,6 +114,27 @@ final class PlacedLoad
             recentKeys.removeFirstLong();
         }
         return placement;
+    }
+
+    /**
+     * The first live worker of the key's rendezvous order other than {@code nodeId}: for a split placed on its key's
+     * first worker, the next one (which held the key's pages before that worker joined); for a split placed further down,
+     * the first (which holds them). Empty when no other worker is live.
+     */
+    synchronized Optional<Worker> firstOtherThan(long keyHash, String nodeId)
+    {
+        refreshMembership();
+        current.scores(keyHash, scores);
+        int best = -1;
+        for (int index = 0; index < current.size(); index++) {
+            if (current.worker(index).nodeId().equals(nodeId)) {
+                continue;
+            }
+            if (best < 0 || ranksBefore(scores[index], index, scores[best], best)) {
+                best = index;
+            }
+        }
+        return best < 0 ? Optional.empty() : Optional.of(current.worker(best));
     }
 
     /**

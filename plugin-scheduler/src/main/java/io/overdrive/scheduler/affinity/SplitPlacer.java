@@ -102,6 +102,18 @@ public final class SplitPlacer
     }
 
     /**
+     * The worker a split of this affinity key placed as {@code placement} asks for the pages its worker does not cache
+     * (Overdrive's peer reads): the first worker of the key's order other than the chosen one. Empty when no other
+     * worker is live.
+     */
+    public Optional<Worker> peer(String affinityKey, Placement placement)
+    {
+        requireNonNull(affinityKey, "affinityKey is null");
+        requireNonNull(placement, "placement is null");
+        return load.firstOtherThan(hashKey(affinityKey), placement.worker().nodeId());
+    }
+
+    /**
      * This placer's splits per worker live at the catalog's last placement (zero for a live worker it gave none).
      */
     public PlacementSummary summary()

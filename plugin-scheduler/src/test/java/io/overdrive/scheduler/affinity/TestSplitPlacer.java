@@ -150,6 +150,31 @@ public class TestSplitPlacer
     }
 
     @Test
+    public void testPeerIsTheFirstWorkerOfTheOrderOtherThanTheChosenOne()
+    {
+        Membership membership = Membership.of(workers(5));
+        Map<Worker, WorkerLoad> loads = new HashMap<>();
+        WorkerLoads engine = worker -> loads.getOrDefault(worker, WorkerLoad.IDLE);
+        SplitPlacer placer = placer(() -> membership, false, 100, engine, new BusyLimits(10, 2), new PlacementStats());
+        for (int file = 0; file < 200; file++) {
+            String key = fileKey(file);
+            List<Worker> order = membership.preferenceOrder(key, 5);
+            loads.clear();
+            Placement preferred = placer.place(key, 1).orElseThrow();
+            assertThat(preferred.worker()).isEqualTo(order.get(0));
+            // on its file's first worker: the next one, which held the file before the first one joined
+            assertThat(placer.peer(key, preferred)).contains(order.get(1));
+            // off it (the first one busy): the first one, which holds it
+            loads.put(order.get(0), new WorkerLoad(10, 2));
+            Placement moved = placer.place(key, 1).orElseThrow();
+            assertThat(moved.worker()).isNotEqualTo(order.get(0));
+            assertThat(placer.peer(key, moved)).contains(order.get(0));
+        }
+        SplitPlacer alone = placer(() -> Membership.of(workers(1)), false, 100, engine, new BusyLimits(10, 2), new PlacementStats());
+        assertThat(alone.peer(fileKey(1), alone.place(fileKey(1), 1).orElseThrow())).as("a single worker has no peer").isEmpty();
+    }
+
+    @Test
     public void testRemovedWorkerGetsNoFurtherSplits()
     {
         List<Worker> all = workers(6);
