@@ -513,6 +513,19 @@ class TestSoftAffinityMultiProcess
         assertThat(cluster.sumOverWorkers(PEER_STATS, "Unauthenticated")).isZero();
         assertThat(cluster.sumOverWorkers(PEER_STATS, "Refused")).isZero();
         assertThat(cluster.sumOverWorkers(PEER_STATS, "ChecksumFailures")).isZero();
+
+        // the load signal: every worker answers the coordinator's polls from its real task executor's counts, and the
+        // placer balances by those reports
+        String placement = "io.overdrive.scheduler.affinity:type=PlacementStats,name=peers,*";
+        long byReports = JmxAttributes.sum(cluster.coordinator().jmxPort(), placement, "PlacedByReportedLoads.TotalCount");
+        long byAccount = JmxAttributes.sum(cluster.coordinator().jmxPort(), placement, "PlacedByPlacedLoads.TotalCount");
+        long polls = JmxAttributes.sum(cluster.coordinator().jmxPort(), placement, "LoadPolls.TotalCount");
+        long pollFailures = JmxAttributes.sum(cluster.coordinator().jmxPort(), placement, "LoadPollFailures.TotalCount");
+        System.out.printf("[overdrive-it] %s: load polls %s (failed %s), worker answers %s (unknown %s); splits placed by reported loads %s, by the placed account %s%n",
+                getClass().getSimpleName(), polls, pollFailures, cluster.sumOverWorkers(PEER_STATS, "LoadAnswers"), cluster.sumOverWorkers(PEER_STATS, "LoadUnknown"), byReports, byAccount);
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "LoadUnknown")).as("workers that could not read Trino's task executor").isZero();
+        assertThat(cluster.sumOverWorkers(PEER_STATS, "LoadAnswers")).as("load answers").isPositive();
+        assertThat(byReports).as("splits placed by the workers' reported loads").isPositive();
     }
 
     @Test

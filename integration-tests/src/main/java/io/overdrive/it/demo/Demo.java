@@ -12,8 +12,10 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +54,8 @@ public final class Demo
     // each worker's cache directories, relative to its working directory
     static final String TRINO_CACHE_DIRECTORY = "fs-cache";
     static final String OVERDRIVE_CACHE_DIRECTORY = "cache";
+    // one random secret per run, as an operator sets one per cluster
+    private static final String PEER_SECRET = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
     private static final List<String> TABLES = List.of("region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem");
 
     private Demo() {}
@@ -108,11 +112,13 @@ public final class Demo
         try (DemoStorage storage = DemoStorage.start(layout, options)) {
             done(start, storage.address());
 
-            step("2/6", "starting Trino: coordinator + 2 workers");
+            boolean standby = options.scenarios().stream().anyMatch(Scenario::joinsAWorker);
+            step("2/6", "starting Trino: coordinator + 2 workers" + (standby ? " (a third joins in the scale-out and overflow scenarios)" : ""));
             start = System.nanoTime();
             Catalogs catalogs = new Catalogs(storage, options);
             TrinoProcessCluster.Builder builder = TrinoProcessCluster.builder(layout, options.work().resolve("trino"))
                     .workers(2)
+                    .standbyWorkers(standby ? 1 : 0)
                     // Trino's fs.cache wants its directory to exist, as an operator creates it
                     .nodeDirectory(TRINO_CACHE_DIRECTORY)
                     // the stock Iceberg plugin only where its tables are read: other runs need not load its 450 MB of jars
@@ -211,6 +217,8 @@ public final class Demo
                 case TRINO_CACHE -> storage.withTrinoCache(stock, TRINO_CACHE_DIRECTORY, cacheSize);
                 case OVERDRIVE -> {
                     Map<String, String> overdrive = HiveCatalogs.withShippedDefaults(stock, OVERDRIVE_CACHE_DIRECTORY, cacheSize);
+                    // the one setting without a default: the secret that turns peer reads and the load signal on
+                    overdrive.put("cache.peer.shared-secret", PEER_SECRET);
                     overdrive.putAll(overdriveProperties);
                     yield overdrive;
                 }
@@ -329,14 +337,15 @@ public final class Demo
                 Run %s, %.0f s, by `./overdrive demo` (or `bench all`) with: scenarios %s; %s, TPC-H %s (%s tables, Parquet, %s in %d tables), %d warm pass(es) per catalog, %s.
                 Table format: **%s** (`--format %s`): %s.
                 Storage: %s on loopback%s; %s; in the slow-node scenario %s.
-                Trino %s: coordinator + 2 workers, separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
+                Trino %s: coordinator + 2 workers (+ a third that joins in the scale-out and overflow scenarios), separate JVMs on this machine. Machine: %d CPUs, load average at the end %.2f, JDK %s.
 
                 Catalogs, on the same metastore and files:
                 - `%s`: stock %s connector, no cache (the anchor of "without anything").
                 - `%s`: stock %s connector with Trino's own file system cache (`fs.cache.enabled=true`, %s per worker, 1 MB pages,
                   Trino's cache affinity at its defaults); %s: what a Trino user runs without Overdrive.
                 - `%s`: `%s` with its shipped defaults; only the switches that turn each feature on (`cache.enabled`, the
-                  same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`).
+                  same cache size, `node-selection-strategy=SOFT_AFFINITY`, `hedged-read.threadpool-size=32`, and a random
+                  `cache.peer.shared-secret`, which turns peer reads and the workers' load reports on).
                 All keep metastore metadata in memory (`hive.metastore-cache-ttl`). Cold: every cache empty (workers restarted with
                 empty cache directories when a scenario before left them full), then every catalog's code warmed on a small copy of
                 the tables. The catalogs take turns, never together: cold passes in a seeded shuffled order (`--seed %d`), warm passes in

@@ -21,6 +21,8 @@ enum Scenario
     CONCURRENT_COLD("concurrent-cold", "every user starts the same query at the same moment, on empty caches", Set.of(COLD), true),
     SCAN_POLLUTION("scan-pollution", "a one-off full scan of a table larger than the cache runs through each catalog between warm passes; the warm pass after it", Set.of(WARM), true),
     RESTART("restart", "every worker restarted (caches kept on disk); the warm pass after the restart", Set.of(WARM), true),
+    SCALE_OUT("scale-out", "cold on two workers, then a third worker with an empty cache joins; the passes after the join", Set.of(COLD, WARM), false),
+    OVERFLOW("overflow", "three workers and a skewed query mix (Zipf over the queries), so that splits overflow their file's worker; cold, then warm", Set.of(COLD, WARM), false),
     BIG_WORKING_SET("big-working-set", "caches of about half the data and a skewed query mix (Zipf over the queries); cold, then warm", Set.of(COLD, WARM), false);
 
     private final String id;
@@ -74,6 +76,12 @@ enum Scenario
     boolean strictGoal()
     {
         return strictGoal;
+    }
+
+    /** Whether the scenario runs on a third worker that joins the cluster (a standby worker). */
+    boolean joinsAWorker()
+    {
+        return this == SCALE_OUT || this == OVERFLOW;
     }
 
     /** {@code all} or a comma-separated list of ids, returned in the canonical order. */

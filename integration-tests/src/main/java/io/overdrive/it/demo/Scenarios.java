@@ -1,5 +1,6 @@
 package io.overdrive.it.demo;
 
+import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.TrinoProcessCluster;
 
@@ -34,6 +35,9 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  */
 final class Scenarios
 {
+    private static final String TASK_EXECUTOR = "trino.execution.executor.timesharing:name=TimeSharingTaskExecutor";
+    // Overdrive's node-selection.membership-refresh-interval, with a margin: placement sees a join or a leave by then
+    private static final Duration MEMBERSHIP_REFRESH = Duration.ofSeconds(6);
     // the skewed mix: Zipf weights 1/k^1.2 over the queries, so that the two most popular queries are half the runs
     private static final double SKEW = 1.2;
 
@@ -120,6 +124,29 @@ final class Scenarios
                 note(scenario, "both workers restarted, caches kept on disk, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
                 phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED);
             }
+            case SCALE_OUT -> {
+                emptyCaches(scenario);
+                phase(scenario, COLD, round, ConcurrentUsers.Mix.STAGGERED);
+                TrinoProcessCluster.TrinoNode joined = join(scenario);
+                try {
+                    phase(scenario, WARM, round, ConcurrentUsers.Mix.STAGGERED, joined);
+                }
+                finally {
+                    leave(scenario, joined);
+                }
+            }
+            case OVERFLOW -> {
+                emptyCaches(scenario);
+                TrinoProcessCluster.TrinoNode joined = join(scenario);
+                try {
+                    ConcurrentUsers.Mix skewed = ConcurrentUsers.Mix.skewed(options.seed(), SKEW);
+                    phase(scenario, COLD, round, skewed, joined);
+                    phase(scenario, WARM, round, skewed, joined);
+                }
+                finally {
+                    leave(scenario, joined);
+                }
+            }
             case BIG_WORKING_SET -> {
                 if (round == 0) {
                     long size = Math.max(2L << 20, (lake.bytes() / 2) >> 20 << 20);
@@ -158,6 +185,40 @@ final class Scenarios
         Demo.warmUp(trino, catalogs);
         cachesFilled = false;
         note(scenario, "caches emptied: both workers restarted with empty cache directories, every catalog's code warmed again: %.0f s".formatted(seconds(start)));
+    }
+
+    // a third worker, its caches empty, joins the two; the catalogs' code is warmed on it (on the small tables), and the
+    // coordinator's placement has seen it (node-selection.membership-refresh-interval) before anything is measured
+    private TrinoProcessCluster.TrinoNode join(Scenario scenario)
+    {
+        long start = System.nanoTime();
+        TrinoProcessCluster.TrinoNode joined = trino.joinWorker();
+        Demo.warmUp(trino, catalogs);
+        sleepUninterruptibly(MEMBERSHIP_REFRESH.toMillis(), MILLISECONDS);
+        note(scenario, "%s joined with empty caches, every catalog's code warmed on it: %.0f s".formatted(joined.name(), seconds(start)));
+        return joined;
+    }
+
+    private void leave(Scenario scenario, TrinoProcessCluster.TrinoNode joined)
+    {
+        long start = System.nanoTime();
+        trino.removeWorker(joined, Scenarios::deleteCaches);
+        sleepUninterruptibly(MEMBERSHIP_REFRESH.toMillis(), MILLISECONDS);
+        note(scenario, "%s stopped and its caches deleted; two workers again: %.0f s".formatted(joined.name(), seconds(start)));
+    }
+
+    // each worker's splits finished so far, every query and catalog (Trino's task executor)
+    private static Map<String, Long> finishedSplits(List<TrinoProcessCluster.TrinoNode> workers)
+    {
+        Map<String, Long> splits = new LinkedHashMap<>();
+        for (TrinoProcessCluster.TrinoNode worker : workers) {
+            long total = 0;
+            for (int level = 0; level < 5; level++) {
+                total += JmxAttributes.sum(worker.jmxPort(), TASK_EXECUTOR, "CompletedSplitsLevel" + level);
+            }
+            splits.put(worker.name(), total);
+        }
+        return splits;
     }
 
     private static void deleteCaches(TrinoProcessCluster.TrinoNode worker)
@@ -220,6 +281,13 @@ final class Scenarios
     private void phase(Scenario scenario, PhaseResult.Phase phase, int round, ConcurrentUsers.Mix mix)
             throws InterruptedException
     {
+        phase(scenario, phase, round, mix, null);
+    }
+
+    // with a joined worker: the share of each pass's splits it ran is noted
+    private void phase(Scenario scenario, PhaseResult.Phase phase, int round, ConcurrentUsers.Mix mix, TrinoProcessCluster.TrinoNode joined)
+            throws InterruptedException
+    {
         Map<String, PhaseResult> byCatalog = new LinkedHashMap<>();
         int passes = phase == COLD ? 1 : options.warmPasses();
         List<String> roundOrder = RoundOrder.of(phase == COLD ? order(scenario, phase) : catalogs.names(), round);
@@ -230,6 +298,7 @@ final class Scenarios
                 String label = "%s %s %s%s%s".formatted(scenario.id(), catalog, phase.label(), options.rounds() > 1 ? " round %d".formatted(round + 1) : "",
                         passes > 1 ? " pass %d".formatted(pass + 1) : "");
                 ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
+                Map<String, Long> splitsBefore = joined == null ? Map.of() : finishedSplits(trino.workers());
                 HostLoad.Snapshot hostBefore = HostLoad.read();
                 long start = System.nanoTime();
                 // every catalog gets the same passes: the cold pass is pass 0, the warm passes 1, 2, ...
@@ -238,6 +307,16 @@ final class Scenarios
                 HostLoad.Window host = HostLoad.Window.between(hostBefore, HostLoad.read());
                 settle();
                 PhaseResult result = new PhaseResult(scenario, catalog, phase, round, runs, wallMillis, ClusterCounters.read(storage, trino, catalog).minus(before), host);
+                if (joined != null) {
+                    Map<String, Long> splitsAfter = finishedSplits(trino.workers());
+                    long all = 0;
+                    for (Map.Entry<String, Long> worker : splitsAfter.entrySet()) {
+                        all += worker.getValue() - splitsBefore.getOrDefault(worker.getKey(), 0L);
+                    }
+                    long joinedSplits = splitsAfter.get(joined.name()) - splitsBefore.getOrDefault(joined.name(), 0L);
+                    note(scenario, "%s: %s ran %d of the %d splits (%.0f%%; an even share is %.0f%%)".formatted(label, joined.name(), joinedSplits, all,
+                            all == 0 ? 0 : 100.0 * joinedSplits / all, 100.0 / splitsAfter.size()));
+                }
                 byCatalog.merge(catalog, result, PhaseResult::plus);
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();
                 System.out.printf("      %-16s %-11s %-4s%s %3d queries in %5.1fs  P50 %,6d ms  P95 %,6d ms  CPU %,6d ms/query  storage %10s  host CPU %s, load %s%s%n",

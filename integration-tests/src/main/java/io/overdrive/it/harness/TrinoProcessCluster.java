@@ -33,7 +33,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -56,12 +55,25 @@ public final class TrinoProcessCluster
     private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
 
     private final List<TrinoNode> nodes;
-    private final Function<TrinoNode, ChildProcess> launcher;
+    private final Launcher launcher;
+    // workers prepared (home, ports, files) but not running: they join on joinWorker()
+    private final List<StandbyWorker> standby;
 
-    private TrinoProcessCluster(List<TrinoNode> nodes, Function<TrinoNode, ChildProcess> launcher)
+    private TrinoProcessCluster(List<TrinoNode> nodes, List<StandbyWorker> standby, Launcher launcher)
     {
         this.nodes = new CopyOnWriteArrayList<>(nodes);
+        this.standby = new CopyOnWriteArrayList<>(standby);
         this.launcher = requireNonNull(launcher, "launcher is null");
+    }
+
+    /** A worker whose home and ports are ready and which is not running. */
+    private record StandbyWorker(String name, int httpPort, int jmxPort, Path home) {}
+
+    /** Starts a node's JVM over its home. */
+    @FunctionalInterface
+    private interface Launcher
+    {
+        ChildProcess launch(String name, Path home, int jmxPort);
     }
 
     public record TrinoNode(String name, boolean coordinator, int httpPort, int jmxPort, Path home, ChildProcess process)
@@ -89,6 +101,7 @@ public final class TrinoProcessCluster
         private final ProjectLayout layout;
         private final Path workDirectory;
         private int workers = 2;
+        private int standbyWorkers;
         private String heapSize = "1200m";
         private int coordinatorPort;
         private final Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
@@ -107,6 +120,16 @@ public final class TrinoProcessCluster
         public Builder workers(int workers)
         {
             this.workers = workers;
+            return this;
+        }
+
+        /**
+         * Workers prepared like the others but not started: each joins the running cluster on
+         * {@link TrinoProcessCluster#joinWorker()} (a scale-out).
+         */
+        public Builder standbyWorkers(int standbyWorkers)
+        {
+            this.standbyWorkers = standbyWorkers;
             return this;
         }
 
@@ -187,7 +210,13 @@ public final class TrinoProcessCluster
                 for (int i = 1; i <= workers; i++) {
                     nodes.add(startNode("worker-" + i, false, freePort(), discovery, plugins));
                 }
-                TrinoProcessCluster cluster = new TrinoProcessCluster(nodes, node -> launch(node.name(), node.home(), node.jmxPort()));
+                List<StandbyWorker> standby = new ArrayList<>();
+                for (int i = workers + 1; i <= workers + standbyWorkers; i++) {
+                    String name = "worker-" + i;
+                    int port = freePort();
+                    standby.add(new StandbyWorker(name, port, freePort(), prepareNode(name, false, port, discovery, plugins)));
+                }
+                TrinoProcessCluster cluster = new TrinoProcessCluster(nodes, standby, this::launch);
                 cluster.awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
                 return cluster;
             }
@@ -230,6 +259,14 @@ public final class TrinoProcessCluster
 
         private TrinoNode startNode(String name, boolean coordinator, int port, URI discovery, Path plugins)
         {
+            Path home = prepareNode(name, coordinator, port, discovery, plugins);
+            int jmxPort = freePort();
+            return new TrinoNode(name, coordinator, port, jmxPort, home, launch(name, home, jmxPort));
+        }
+
+        // the node's home: etc/ with its configuration and catalogs, the shared plugin/ folder, its directories
+        private Path prepareNode(String name, boolean coordinator, int port, URI discovery, Path plugins)
+        {
             Path home = workDirectory.resolve(name);
             try {
                 deleteRecursively(home);
@@ -269,8 +306,7 @@ public final class TrinoProcessCluster
             catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            int jmxPort = freePort();
-            return new TrinoNode(name, coordinator, port, jmxPort, home, launch(name, home, jmxPort));
+            return home;
         }
 
         // the node's JVM over its etc/ in home; a restarted node gets the same ports and files
@@ -324,9 +360,49 @@ public final class TrinoProcessCluster
             whileDown.accept(worker);
         }
         for (TrinoNode worker : stopped) {
-            nodes.set(nodes.indexOf(worker), new TrinoNode(worker.name(), false, worker.httpPort(), worker.jmxPort(), worker.home(), launcher.apply(worker)));
+            nodes.set(nodes.indexOf(worker), new TrinoNode(worker.name(), false, worker.httpPort(), worker.jmxPort(), worker.home(), launcher.launch(worker.name(), worker.home(), worker.jmxPort())));
         }
         awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
+    }
+
+    /**
+     * Starts the next standby worker (see {@link Builder#standbyWorkers}) and waits until the coordinator counts it
+     * active: a worker joins the running cluster. Its files are as it left them ({@link #removeWorker}).
+     *
+     * @throws IllegalStateException when no standby worker is left
+     */
+    public TrinoNode joinWorker()
+    {
+        if (standby.isEmpty()) {
+            throw new IllegalStateException("no standby worker left: build the cluster with standbyWorkers(n)");
+        }
+        StandbyWorker next = standby.removeFirst();
+        nodes.add(new TrinoNode(next.name(), false, next.httpPort(), next.jmxPort(), next.home(), launcher.launch(next.name(), next.home(), next.jmxPort())));
+        awaitActiveNodes(nodes.size(), STARTUP_TIMEOUT);
+        return nodes.getLast();
+    }
+
+    /**
+     * Stops {@code worker} (its shutdown hooks run), runs {@code whileDown} on it (to delete its cache directories), and
+     * waits until the coordinator no longer counts it active; it becomes a standby worker that {@link #joinWorker} starts
+     * again with the same node id, ports and files.
+     */
+    public void removeWorker(TrinoNode worker, Consumer<TrinoNode> whileDown)
+    {
+        requireNonNull(whileDown, "whileDown is null");
+        if (worker.coordinator() || !nodes.remove(worker)) {
+            throw new IllegalArgumentException("not a running worker of this cluster: " + worker.name());
+        }
+        worker.process().close();
+        whileDown.accept(worker);
+        standby.addFirst(new StandbyWorker(worker.name(), worker.httpPort(), worker.jmxPort(), worker.home()));
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (activeNodes() != nodes.size()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the coordinator still counts %s active nodes %s after %s stopped, not %s".formatted(activeNodes(), STARTUP_TIMEOUT, worker.name(), nodes.size()));
+            }
+            sleepUninterruptibly(500, MILLISECONDS);
+        }
     }
 
     /** Rewrites one catalog's properties file in {@code node}'s home; the node reads it when it next starts. */

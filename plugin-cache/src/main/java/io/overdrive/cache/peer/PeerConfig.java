@@ -34,6 +34,7 @@ public class PeerConfig
     public static final String RETRY_AFTER = "cache.peer.retry-after";
     public static final String MAX_READ_SIZE = "cache.peer.max-read-size";
     public static final String SERVER_THREADS = "cache.peer.server-threads";
+    public static final String LOAD_POLL_INTERVAL = "cache.peer.load-poll-interval";
 
     // an HMAC-SHA256 key shorter than this is guessable; Trino asks nothing of its internal secret, we do
     static final int MIN_SECRET_LENGTH = 16;
@@ -45,6 +46,7 @@ public class PeerConfig
     private Duration retryAfter = new Duration(30, SECONDS);
     private DataSize maxReadSize = DataSize.of(16, MEGABYTE);
     private int serverThreads = 4;
+    private Duration loadPollInterval = new Duration(500, MILLISECONDS);
 
     public Optional<String> getSharedSecret()
     {
@@ -159,6 +161,22 @@ public class PeerConfig
     public PeerConfig setServerThreads(int serverThreads)
     {
         this.serverThreads = serverThreads;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration(value = "10ms", message = "cache.peer.load-poll-interval must be at least 10ms")
+    @MaxDuration(value = "1m", message = "cache.peer.load-poll-interval must be at most 1m")
+    public Duration getLoadPollInterval()
+    {
+        return loadPollInterval;
+    }
+
+    @Config(LOAD_POLL_INTERVAL)
+    @ConfigDescription("How often the coordinator asks every worker for its queued and running splits; the placer uses an answer for three intervals")
+    public PeerConfig setLoadPollInterval(Duration loadPollInterval)
+    {
+        this.loadPollInterval = loadPollInterval;
         return this;
     }
 }

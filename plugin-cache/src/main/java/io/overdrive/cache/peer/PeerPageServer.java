@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.overdrive.cache.page.PageCache;
 
@@ -58,6 +59,7 @@ public final class PeerPageServer
     private final PeerAuth auth;
     private final PeerStats stats;
     private final long maxReadSize;
+    private final WorkerLoadSource load;
     private final EventLoopGroup group;
     private final ExecutorService readers;
     private final Channel channel;
@@ -70,7 +72,16 @@ public final class PeerPageServer
      */
     public PeerPageServer(InetSocketAddress address, PageCache cache, PeerAuth auth, PeerConfig config, PeerStats stats)
     {
+        this(address, cache, WorkerLoadSource.NONE, auth, config, stats);
+    }
+
+    /**
+     * @param load what this worker answers the placer's load requests with
+     */
+    public PeerPageServer(InetSocketAddress address, PageCache cache, WorkerLoadSource load, PeerAuth auth, PeerConfig config, PeerStats stats)
+    {
         this.cache = requireNonNull(cache, "cache is null");
+        this.load = requireNonNull(load, "load is null");
         this.auth = requireNonNull(auth, "auth is null");
         this.stats = requireNonNull(stats, "stats is null");
         this.maxReadSize = config.getMaxReadSize().toBytes();
@@ -129,6 +140,15 @@ public final class PeerPageServer
                 stats.recordUnauthenticated();
                 log.debug("Refused peer request from %s: %s", context.channel().remoteAddress(), refusal.get());
                 respond(context, HttpResponseStatus.UNAUTHORIZED, "Not signed with this catalog's cache.peer.shared-secret: " + refusal.get(), keepAlive);
+                return;
+            }
+            if (request.method().equals(HttpMethod.GET) && new QueryStringDecoder(uri, UTF_8).path().equals(PeerProtocol.LOAD_PATH)) {
+                // cheap (a few JMX attributes): answered on the I/O thread, never queued behind page reads
+                var sample = load.sample();
+                stats.recordLoadAnswer(sample.isPresent());
+                sample.ifPresentOrElse(
+                        answer -> respond(context, HttpResponseStatus.OK, answer.encode(), keepAlive),
+                        () -> respond(context, HttpResponseStatus.NOT_FOUND, "this worker cannot tell its load", keepAlive));
                 return;
             }
             Read read;
@@ -203,7 +223,7 @@ public final class PeerPageServer
         }
         byte[] checksums = PeerProtocol.checksums(data, 0, data.length);
         FullHttpResponse response = new DefaultFullHttpResponse(
-                io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+                HttpVersion.HTTP_1_1,
                 HttpResponseStatus.OK,
                 Unpooled.wrappedBuffer(checksums, data));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, PeerProtocol.CONTENT_TYPE);
@@ -231,7 +251,7 @@ public final class PeerPageServer
 
     private static void respond(ChannelHandlerContext context, HttpResponseStatus status, String message, boolean keepAlive)
     {
-        FullHttpResponse response = new DefaultFullHttpResponse(io.netty.handler.codec.http.HttpVersion.HTTP_1_1, status, Unpooled.copiedBuffer(message, UTF_8));
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.copiedBuffer(message, UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
         send(context, response, keepAlive);
     }

@@ -15,10 +15,15 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * CRC32C of each {@link PageFrame#CHUNK_SIZE} chunk of the bytes (4 bytes each, big-endian), then the bytes; 404 when
  * the peer does not hold all of them, 401 when the request is not signed with the catalog's secret, 400 for a request
  * it cannot serve (another page size, too long), 503 when busy.
+ * <p>
+ * The coordinator's placer asks every worker {@code GET /v1/overdrive/load}, signed the same way: the answer (200,
+ * text) is the worker's leaf splits started and not finished, a space, and the splits it has finished
+ * ({@link WorkerLoadSample}); 404 when the worker cannot tell.
  */
 final class PeerProtocol
 {
     static final String PATH = "/v1/overdrive/pages";
+    static final String LOAD_PATH = "/v1/overdrive/load";
     static final String CONTENT_TYPE = "application/x-overdrive-pages";
 
     private PeerProtocol() {}

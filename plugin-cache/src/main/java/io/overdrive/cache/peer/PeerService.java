@@ -46,7 +46,7 @@ public final class PeerService
         }
         PeerAuth auth = new PeerAuth(config.getSharedSecret().orElseThrow(), InstantSource.system());
         InetSocketAddress address = new InetSocketAddress(config.getBindAddress(), self.getPort() + config.getPortOffset());
-        PeerPageServer server = new PeerPageServer(address, cache, auth, config, stats);
+        PeerPageServer server = new PeerPageServer(address, cache, WorkerLoadSource.taskExecutor(), auth, config, stats);
         log.info("Catalog %s: serving cached pages to peers on %s:%s", catalog, config.getBindAddress(), server.port());
         PeerPageClient client = new PeerPageClient(auth, config, stats);
         String host = config.getBindAddress().equals("0.0.0.0") ? self.getHostText() : config.getBindAddress();
@@ -57,11 +57,6 @@ public final class PeerService
     public PeerReads reads()
     {
         return client;
-    }
-
-    public int port()
-    {
-        return server.port();
     }
 
     @Override

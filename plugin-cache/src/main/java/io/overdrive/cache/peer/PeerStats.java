@@ -7,6 +7,7 @@ import org.weakref.jmx.Nested;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 /**
  * Peer read metrics, one MBean per catalog on each node that reads data: what this worker asked its peers for (reads,
@@ -33,13 +34,15 @@ public class PeerStats
     private final AtomicLong servedBusy = new AtomicLong();
     private final AtomicLong unauthenticated = new AtomicLong();
     private final AtomicLong badRequests = new AtomicLong();
+    private final AtomicLong loadAnswers = new AtomicLong();
+    private final AtomicLong loadUnknown = new AtomicLong();
 
     void recordHit(long bytes, long nanos)
     {
         reads.incrementAndGet();
         hits.incrementAndGet();
         hitBytes.addAndGet(bytes);
-        hitTime.add(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        hitTime.add(nanos, NANOSECONDS);
     }
 
     void recordMiss()
@@ -58,6 +61,11 @@ public class PeerStats
             case REFUSED -> refused.incrementAndGet();
             case BUSY -> busy.incrementAndGet();
         }
+    }
+
+    void recordLoadAnswer(boolean known)
+    {
+        (known ? loadAnswers : loadUnknown).incrementAndGet();
     }
 
     void recordSkippedPeerDown()
@@ -192,5 +200,17 @@ public class PeerStats
     public long getBadRequests()
     {
         return badRequests.get();
+    }
+
+    @Managed(description = "Load requests of the coordinator's placer this worker answered with its load")
+    public long getLoadAnswers()
+    {
+        return loadAnswers.get();
+    }
+
+    @Managed(description = "Load requests this worker answered 404: it cannot read its task executor's counts")
+    public long getLoadUnknown()
+    {
+        return loadUnknown.get();
     }
 }

@@ -4,6 +4,7 @@ import com.google.inject.Binder;
 import com.google.inject.Provider;
 import com.google.inject.multibindings.OptionalBinder;
 import io.airlift.configuration.AbstractConfigurationAwareModule;
+import io.overdrive.cache.peer.WorkerLoadPoller;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.PlacementStats;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
@@ -39,6 +40,8 @@ public class NodeSelectionModule
             return;
         }
         binder.bind(PlacementStats.class).in(SINGLETON);
+        // the load signal: polls the workers' peer services where peer reads are on (cache.peer.shared-secret)
+        binder.bind(WorkerLoadPoller.class).in(SINGLETON);
         Provider<CatalogName> catalogName = binder.getProvider(CatalogName.class);
         newExporter(binder).export(PlacementStats.class)
                 .as(generator -> generator.generatedNameOf(PlacementStats.class, catalogName.get().toString()));

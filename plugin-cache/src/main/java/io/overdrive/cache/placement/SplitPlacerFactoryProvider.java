@@ -2,10 +2,13 @@ package io.overdrive.cache.placement;
 
 import com.google.inject.Inject;
 import com.google.inject.Provider;
+import com.google.common.base.Ticker;
+import io.overdrive.cache.peer.WorkerLoadPoller;
 import io.overdrive.scheduler.affinity.BusyLimits;
 import io.overdrive.scheduler.affinity.MembershipTracker;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.PlacementStats;
+import io.overdrive.scheduler.affinity.ReportedLoads;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
 import io.trino.spi.NodeManager;
@@ -23,10 +26,12 @@ public class SplitPlacerFactoryProvider
     private final NodeSelectionConfig config;
     private final NodeManager nodeManager;
     private final PlacementStats stats;
+    private final WorkerLoadPoller loads;
 
     @Inject
-    public SplitPlacerFactoryProvider(NodeSelectionConfig config, NodeManager nodeManager, PlacementStats stats)
+    public SplitPlacerFactoryProvider(NodeSelectionConfig config, NodeManager nodeManager, PlacementStats stats, WorkerLoadPoller loads)
     {
+        this.loads = requireNonNull(loads, "loads is null");
         this.config = requireNonNull(config, "config is null");
         this.nodeManager = requireNonNull(nodeManager, "nodeManager is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -44,7 +49,9 @@ public class SplitPlacerFactoryProvider
                 config.getMembershipRefreshInterval());
         // no effect: the connector SPI hides the engine's loads, so every placer gets WorkerLoads.UNKNOWN and no worker
         // is ever busy; Trino's node-scheduler.* limits act only in the engine, which makes a split wait for its worker
-        // the connector places splits by Trino's SplitWeight raw values, whose standard split node-selection.load-floor counts
-        return new SplitPlacerFactory(config, membership, BusyLimits.TRINO_DEFAULTS, stats, SplitWeight.standard().getRawValue());
+        // the connector places splits by Trino's SplitWeight raw values, whose standard split node-selection.load-floor counts;
+        // where peer reads are on, the workers report their loads over the peer service and the placer balances by them
+        return new SplitPlacerFactory(config, membership, BusyLimits.TRINO_DEFAULTS, stats, SplitWeight.standard().getRawValue(),
+                Ticker.systemTicker(), loads.isEnabled() ? loads : ReportedLoads.NONE);
     }
 }

@@ -3,6 +3,7 @@ package io.overdrive.cache.peer;
 import com.google.common.collect.ImmutableMap;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
+import io.airlift.units.MinDuration;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -32,7 +33,8 @@ class TestPeerConfig
                 .setReadTimeout(new Duration(250, MILLISECONDS))
                 .setRetryAfter(new Duration(30, SECONDS))
                 .setMaxReadSize(DataSize.of(16, MEGABYTE))
-                .setServerThreads(4));
+                .setServerThreads(4)
+                .setLoadPollInterval(new Duration(500, MILLISECONDS)));
         assertThat(new PeerConfig().isEnabled()).as("off without a secret").isFalse();
     }
 
@@ -47,6 +49,7 @@ class TestPeerConfig
                 .put("cache.peer.retry-after", "5s")
                 .put("cache.peer.max-read-size", "64MB")
                 .put("cache.peer.server-threads", "16")
+                .put("cache.peer.load-poll-interval", "2s")
                 .buildOrThrow();
         PeerConfig expected = new PeerConfig()
                 .setSharedSecret("0123456789abcdef0123")
@@ -55,7 +58,8 @@ class TestPeerConfig
                 .setReadTimeout(new Duration(1, SECONDS))
                 .setRetryAfter(new Duration(5, SECONDS))
                 .setMaxReadSize(DataSize.of(64, MEGABYTE))
-                .setServerThreads(16);
+                .setServerThreads(16)
+                .setLoadPollInterval(new Duration(2, SECONDS));
         assertFullMapping(properties, expected);
         assertThat(expected.isEnabled()).isTrue();
     }
@@ -68,6 +72,7 @@ class TestPeerConfig
                 "cache.peer.shared-secret must be at least 16 characters: use a random string, for example the output of openssl rand -hex 32", AssertTrue.class);
         assertFailsValidation(new PeerConfig().setPortOffset(0), "portOffset", "cache.peer.port-offset must be between 1 and 1000", Min.class);
         assertFailsValidation(new PeerConfig().setServerThreads(1000), "serverThreads", "cache.peer.server-threads must be between 1 and 256", Max.class);
+        assertFailsValidation(new PeerConfig().setLoadPollInterval(new Duration(1, MILLISECONDS)), "loadPollInterval", "cache.peer.load-poll-interval must be at least 10ms", MinDuration.class);
         // an empty secret is no secret: peer reads stay off
         assertThat(new PeerConfig().setSharedSecret("").isEnabled()).isFalse();
     }

@@ -8,6 +8,7 @@ import io.airlift.units.Duration;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 import it.unimi.dsi.fastutil.longs.LongLinkedOpenHashSet;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -30,6 +31,12 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * forgets what has long been done. Every load decays at the same rate, so comparisons are made on loads scaled to a
  * fixed landmark (forward decay, Cormode et al. 2009): one exponential per placement, not one per worker.
  * <p>
+ * Where the workers report their own queued and running splits ({@link ReportedLoads}, Overdrive's load signal over the
+ * peer service), and while every live worker has a fresh report, the bound compares those instead: each worker's
+ * report, plus the weight placed on it since, less what it is expected to have finished since at its last rate
+ * ({@link LoadReport}). The decayed account is kept up all the time, so the placer falls back to it the moment one
+ * worker's report is missing or too old.
+ * <p>
  * It also keeps the hashes of the most recently placed distinct keys, to measure on each membership change which
  * fraction of them changed their first choice (published as {@link PlacementStats}' remap figures).
  * <p>
@@ -46,6 +53,8 @@ final class PlacedLoad
     private final double decayPerNano;
     private final Ticker ticker;
     private final PlacementStats stats;
+    private final ReportedLoads reportedLoads;
+    private final double standardSplitWeight;
 
     @GuardedBy("this")
     private Membership current = Membership.empty();
@@ -59,11 +68,32 @@ final class PlacedLoad
     // scratch space, reused for every split
     @GuardedBy("this")
     private long[] scores = new long[0];
+    // per live worker: when the report the placer last used was received, and the weight placed on it since
+    @GuardedBy("this")
+    private long[] reportNanos = new long[0];
+    @GuardedBy("this")
+    private double[] placedSinceReport = new double[0];
+    // scratch space: each live worker's estimated outstanding weight from its report
+    @GuardedBy("this")
+    private double[] estimates = new double[0];
     @GuardedBy("this")
     private final LongLinkedOpenHashSet recentKeys = new LongLinkedOpenHashSet();
 
     PlacedLoad(Supplier<Membership> membership, Duration halfLife, Ticker ticker, PlacementStats stats)
     {
+        this(membership, halfLife, ticker, stats, ReportedLoads.NONE, 1);
+    }
+
+    /**
+     * @param reportedLoads the workers' own reports of their queued and running splits, used instead of the decayed
+     * account while every live worker has one
+     * @param standardSplitWeight the weight of one standard split: the reports count standard splits
+     */
+    PlacedLoad(Supplier<Membership> membership, Duration halfLife, Ticker ticker, PlacementStats stats, ReportedLoads reportedLoads, double standardSplitWeight)
+    {
+        this.reportedLoads = requireNonNull(reportedLoads, "reportedLoads is null");
+        checkArgument(standardSplitWeight > 0, "standardSplitWeight must be positive: %s", standardSplitWeight);
+        this.standardSplitWeight = standardSplitWeight;
         this.membership = requireNonNull(membership, "membership is null");
         long halfLifeNanos = requireNonNull(halfLife, "halfLife is null").roundTo(NANOSECONDS);
         checkArgument(halfLifeNanos > 0, "halfLife must be positive: %s", halfLife);
@@ -94,14 +124,27 @@ final class PlacedLoad
         double scale = scaleNow();
         double scaledWeight = weight * scale;
         Placement placement;
+        boolean byReports = false;
         if (pinned) {
-            placement = new Placement(current.worker(walk(Double.POSITIVE_INFINITY, engineLoads, busyLimits, false)), PREFERRED);
+            placement = new Placement(current.worker(walk(scaled, Double.POSITIVE_INFINITY, engineLoads, busyLimits, false)), PREFERRED);
         }
         else {
-            double capacity = Math.max(floor * scale, loadFactor * (scaledTotal + scaledWeight) / current.size());
-            int chosen = walk(capacity, engineLoads, busyLimits, true);
+            // the workers' own counts when every live worker has a fresh one; the decayed account of placements otherwise
+            double[] loads;
+            double capacity;
+            double estimatedTotal = estimateFromReports();
+            if (estimatedTotal >= 0) {
+                byReports = true;
+                loads = estimates;
+                capacity = Math.max(floor, loadFactor * (estimatedTotal + weight) / current.size());
+            }
+            else {
+                loads = scaled;
+                capacity = Math.max(floor * scale, loadFactor * (scaledTotal + scaledWeight) / current.size());
+            }
+            int chosen = walk(loads, capacity, engineLoads, busyLimits, true);
             if (chosen < 0) {
-                chosen = walk(capacity, engineLoads, busyLimits, false);
+                chosen = walk(loads, capacity, engineLoads, busyLimits, false);
             }
             int rank = rank(chosen);
             placement = new Placement(current.worker(chosen), rank == 0 ? PREFERRED : rank < preferredHostsCount ? ALTERNATIVE : FALLBACK);
@@ -109,6 +152,8 @@ final class PlacedLoad
         int index = current.indexOf(placement.worker().nodeId());
         scaled[index] += scaledWeight;
         scaledTotal += scaledWeight;
+        placedSinceReport[index] += weight;
+        stats.recordLoadSource(byReports);
         recentKeys.addAndMoveToLast(keyHash);
         if (recentKeys.size() > REMAP_SAMPLE_KEYS) {
             recentKeys.removeFirstLong();
@@ -158,6 +203,34 @@ final class PlacedLoad
         return loads.buildOrThrow();
     }
 
+    /**
+     * Fills {@link #estimates} with each live worker's outstanding weight estimated from its report and returns their
+     * sum, or -1 when a live worker has no fresh report.
+     */
+    @GuardedBy("this")
+    private double estimateFromReports()
+    {
+        if (reportedLoads == ReportedLoads.NONE) {
+            return -1;
+        }
+        long now = ticker.read();
+        double total = 0;
+        for (int index = 0; index < current.size(); index++) {
+            LoadReport report = reportedLoads.report(current.worker(index).nodeId());
+            if (report == null) {
+                return -1;
+            }
+            if (report.receivedNanos() != reportNanos[index]) {
+                // a newer report counts what was placed before it: start counting again
+                reportNanos[index] = report.receivedNanos();
+                placedSinceReport[index] = 0;
+            }
+            estimates[index] = report.estimate(now - report.receivedNanos(), placedSinceReport[index] / standardSplitWeight) * standardSplitWeight;
+            total += estimates[index];
+        }
+        return total;
+    }
+
     // e^(decay * (now - landmark)), moving the landmark to now first when that factor grows too large
     @GuardedBy("this")
     private double scaleNow()
@@ -181,11 +254,11 @@ final class PlacedLoad
     // on the first pass). The least loaded worker is at or below the average, so below capacity: one always is. O(n):
     // the best-scoring worker among those below capacity, with no sort of the whole order.
     @GuardedBy("this")
-    private int walk(double capacity, WorkerLoads engineLoads, BusyLimits busyLimits, boolean skipBusy)
+    private int walk(double[] loads, double capacity, WorkerLoads engineLoads, BusyLimits busyLimits, boolean skipBusy)
     {
         int best = -1;
         for (int index = 0; index < current.size(); index++) {
-            if (scaled[index] >= capacity || (best >= 0 && !ranksBefore(scores[index], index, scores[best], best))) {
+            if (loads[index] >= capacity || (best >= 0 && !ranksBefore(scores[index], index, scores[best], best))) {
                 continue;
             }
             if (skipBusy && isBusy(index, engineLoads, busyLimits)) {
@@ -227,16 +300,25 @@ final class PlacedLoad
         }
         Membership previous = current;
         double[] previousScaled = scaled;
+        long[] previousReportNanos = reportNanos;
+        double[] previousPlacedSinceReport = placedSinceReport;
         current = live;
         scaled = new double[live.size()];
         scores = new long[live.size()];
+        estimates = new double[live.size()];
+        reportNanos = new long[live.size()];
+        placedSinceReport = new double[live.size()];
+        Arrays.fill(reportNanos, Long.MIN_VALUE);
         scaledTotal = 0;
         // a worker that stays keeps its load; one that left takes its load with it; one that joined starts empty
         for (int index = 0; index < live.size(); index++) {
             String nodeId = live.worker(index).nodeId();
             if (previous.contains(nodeId)) {
-                scaled[index] = previousScaled[previous.indexOf(nodeId)];
+                int before = previous.indexOf(nodeId);
+                scaled[index] = previousScaled[before];
                 scaledTotal += scaled[index];
+                reportNanos[index] = previousReportNanos[before];
+                placedSinceReport[index] = previousPlacedSinceReport[before];
             }
         }
         if (!previous.isEmpty() && !live.isEmpty() && !recentKeys.isEmpty()) {

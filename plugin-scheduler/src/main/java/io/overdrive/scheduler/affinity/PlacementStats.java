@@ -27,6 +27,10 @@ public final class PlacementStats
     private final CounterStat alternative = new CounterStat();
     private final CounterStat fallback = new CounterStat();
     private final CounterStat unplaced = new CounterStat();
+    private final CounterStat placedByReportedLoads = new CounterStat();
+    private final CounterStat placedByPlacedLoads = new CounterStat();
+    private final CounterStat loadPolls = new CounterStat();
+    private final CounterStat loadPollFailures = new CounterStat();
     // grows with the nodes ever seen, a few per cluster resize: not worth evicting
     private final Map<String, LongAdder> splitsPerNode = new ConcurrentHashMap<>();
     private final AtomicReference<PlacementSummary> lastQuery = new AtomicReference<>(new PlacementSummary(Map.of()));
@@ -45,6 +49,26 @@ public final class PlacementStats
             case FALLBACK -> fallback.update(1);
         }
         splitsPerNode.computeIfAbsent(placement.worker().nodeId(), _ -> new LongAdder()).increment();
+    }
+
+    /**
+     * Which loads a split (not pinned) was balanced by: the workers' own reports, or the decayed account of placements.
+     */
+    public void recordLoadSource(boolean byReports)
+    {
+        (byReports ? placedByReportedLoads : placedByPlacedLoads).update(1);
+    }
+
+    /**
+     * One request of the load signal's poller to a worker, and whether it brought a usable answer.
+     */
+    public void recordLoadPoll(boolean answered)
+    {
+        // failures first: a reader of the polls, then the failures, sees at least as many failures as polls when all failed
+        if (!answered) {
+            loadPollFailures.update(1);
+        }
+        loadPolls.update(1);
     }
 
     /**
@@ -85,6 +109,34 @@ public final class PlacementStats
     public void setLoadView(Supplier<Map<String, Double>> loads)
     {
         this.loads = requireNonNull(loads, "loads is null");
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getPlacedByReportedLoads()
+    {
+        return placedByReportedLoads;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getPlacedByPlacedLoads()
+    {
+        return placedByPlacedLoads;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getLoadPolls()
+    {
+        return loadPolls;
+    }
+
+    @Managed
+    @Nested
+    public CounterStat getLoadPollFailures()
+    {
+        return loadPollFailures;
     }
 
     @Managed

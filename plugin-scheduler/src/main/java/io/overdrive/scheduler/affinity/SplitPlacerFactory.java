@@ -37,6 +37,15 @@ public final class SplitPlacerFactory
      */
     public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, long standardSplitWeight, Ticker ticker)
     {
+        this(config, membership, busyLimits, stats, standardSplitWeight, ticker, ReportedLoads.NONE);
+    }
+
+    /**
+     * @param reportedLoads the workers' own reports of their queued and running splits (on {@code ticker}'s clock):
+     * while every live worker has one, the placer balances by them instead of its decayed account of placements
+     */
+    public SplitPlacerFactory(NodeSelectionConfig config, Supplier<Membership> membership, BusyLimits busyLimits, PlacementStats stats, long standardSplitWeight, Ticker ticker, ReportedLoads reportedLoads)
+    {
         requireNonNull(config, "config is null");
         checkArgument(standardSplitWeight > 0, "standardSplitWeight must be positive: %s", standardSplitWeight);
         this.loadFloor = config.getLoadFloor() * standardSplitWeight;
@@ -45,7 +54,7 @@ public final class SplitPlacerFactory
         this.loadBalanceEpsilon = config.getLoadBalanceEpsilon();
         this.busyLimits = requireNonNull(busyLimits, "busyLimits is null");
         this.stats = requireNonNull(stats, "stats is null");
-        this.load = new PlacedLoad(membership, config.getLoadHalfLife(), ticker, stats);
+        this.load = new PlacedLoad(membership, config.getLoadHalfLife(), ticker, stats, reportedLoads, standardSplitWeight);
     }
 
     /**
