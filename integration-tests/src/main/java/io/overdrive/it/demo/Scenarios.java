@@ -35,7 +35,8 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  */
 final class Scenarios
 {
-    private static final String TASK_EXECUTOR = "trino.execution.executor.timesharing:name=TimeSharingTaskExecutor";
+    // Trino 483's default task executor: one pool task per split run (leaf and intermediate)
+    private static final String TASK_EXECUTOR = "trino.execution.executor.dedicated:name=ThreadPerDriverTaskExecutor";
     // Overdrive's node-selection.membership-refresh-interval, with a margin: placement sees a join or a leave by then
     private static final Duration MEMBERSHIP_REFRESH = Duration.ofSeconds(6);
     // the skewed mix: Zipf weights 1/k^1.2 over the queries, so that the two most popular queries are half the runs
@@ -212,11 +213,7 @@ final class Scenarios
     {
         Map<String, Long> splits = new LinkedHashMap<>();
         for (TrinoProcessCluster.TrinoNode worker : workers) {
-            long total = 0;
-            for (int level = 0; level < 5; level++) {
-                total += JmxAttributes.sum(worker.jmxPort(), TASK_EXECUTOR, "CompletedSplitsLevel" + level);
-            }
-            splits.put(worker.name(), total);
+            splits.put(worker.name(), JmxAttributes.sum(worker.jmxPort(), TASK_EXECUTOR, "TaskExecutor.CompletedTaskCount"));
         }
         return splits;
     }

@@ -8,6 +8,7 @@ import io.overdrive.scheduler.affinity.Membership;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
 import io.overdrive.scheduler.affinity.Placement;
 import io.overdrive.scheduler.affinity.PlacementStats;
+import io.overdrive.scheduler.affinity.ReportedLoads;
 import io.overdrive.scheduler.affinity.SplitPlacer;
 import io.overdrive.scheduler.affinity.SplitPlacerFactory;
 import io.overdrive.scheduler.affinity.Worker;
@@ -23,7 +24,8 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
  * {@link SplitPlacerFactory} per catalog, one {@link SplitPlacer} per table scan, here per query, with
  * {@link WorkerLoads#UNKNOWN}), on the simulation's clock. Only a split placed on one of its preferred workers may be
  * cached there; a fallback reads through. The workers' caches admit as Overdrive's page cache does, unless built
- * without admission.
+ * without admission. Built with reported loads, the placer also gets the workers' own counts of their queued and
+ * running splits, as the coordinator polls them ({@link PolledLoads}).
  */
 final class OverdrivePolicy
         extends Policy
@@ -35,15 +37,20 @@ final class OverdrivePolicy
     private volatile Membership membership = Membership.empty();
     private final Map<String, SimWorker> byNodeId = new HashMap<>();
     private final boolean admission;
+    // null: the placer has no load signal and balances by its decayed account of recent placements alone
+    private final PolledLoads polledLoads;
 
     /**
      * @param admission whether the workers' caches admit as Overdrive's page cache does (its default); false: plain
      * LRU, as the references' caches, to show what placement alone does
+     * @param reportedLoads whether the placer gets the workers' reports of their loads, polled by the coordinator
+     * every 500 ms ({@link PolledLoads}); false: none, as without the load signal
      */
-    OverdrivePolicy(String name, SimulationConfig config, Lake lake, Ticker ticker, boolean admission)
+    OverdrivePolicy(String name, SimulationConfig config, Lake lake, Ticker ticker, boolean admission, boolean reportedLoads)
     {
         super(name);
         this.admission = admission;
+        this.polledLoads = reportedLoads ? new PolledLoads(ticker) : null;
         this.lake = lake;
         this.granularity = config.granularity();
         NodeSelectionConfig nodeSelection = new NodeSelectionConfig()
@@ -52,7 +59,21 @@ final class OverdrivePolicy
                 .setLoadBalanceEpsilon(config.loadBalanceEpsilon())
                 .setLoadHalfLife(new Duration(config.loadHalfLifeSeconds() * 1000, MILLISECONDS))
                 .setAffinityGranularity(granularity);
-        factory = new SplitPlacerFactory(nodeSelection, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker);
+        factory = new SplitPlacerFactory(nodeSelection, () -> membership, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker, polledLoads == null ? ReportedLoads.NONE : polledLoads);
+    }
+
+    @Override
+    long loadPollIntervalNanos()
+    {
+        return polledLoads == null ? 0 : PolledLoads.POLL_INTERVAL_NANOS;
+    }
+
+    @Override
+    void pollLoads()
+    {
+        if (polledLoads != null) {
+            polledLoads.poll(live);
+        }
     }
 
     @Override

@@ -40,6 +40,7 @@ final class PlacementCharts
     private static final int HEIGHT = 500;
     private static final Color[] POLICY_COLORS = {
             new Color(0x1f, 0x77, 0xb4), // overdrive
+            new Color(0x08, 0x30, 0x6b), // overdrive-reported
             new Color(0x17, 0xbe, 0xcf), // overdrive-lru
             new Color(0x6b, 0xae, 0xd6), // overdrive-earlier
             new Color(0xd6, 0x27, 0x28), // trino

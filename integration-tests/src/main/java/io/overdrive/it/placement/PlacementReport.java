@@ -108,12 +108,20 @@ final class PlacementReport
 
                 Policies (the same arrivals for each):
 
-                - `overdrive`: the real plugin-scheduler placer as `overdrive_hive` uses it. The split queues on the worker it chose (the engine \
+                - `overdrive`: the real plugin-scheduler placer as `overdrive_hive` uses it, without the load signal: it \
+                balances by its own decayed count of the splits it recently placed on each worker. The split queues on the worker it chose (the engine \
                 keeps a split with one address on that worker). Only a placement on one of the file's preferred workers \
                 (`isPreferredWorker()`) may cache; a `FALLBACK` reads through. Its workers' caches admit as Overdrive's page cache \
                 does by default: once full, data read only once recently is not cached (Trino's and Presto's caches, Alluxio's, \
                 cache every read).
-                - `overdrive-lru`: the same with plain LRU caches, as the references have: what placement alone does.
+                - `overdrive-reported`: `overdrive` with its load signal: the coordinator asks every worker every 500 ms \
+                (`cache.peer.load-poll-interval`) how many splits it has queued or running and how many it has completed, \
+                and the placer balances by those counts, plus what it placed on each worker since, less what that worker \
+                should have finished since at its last rate, instead of by its own decayed count of recent placements. \
+                Here the answers arrive at once (no network delay). A worker that has not answered yet (the one that \
+                joins, until the next poll) or whose last answer is more than 1.5 s old has no count, and while any \
+                worker has none the placer balances by its own count, as `overdrive` does.
+                - `overdrive-lru`: `overdrive` with plain LRU caches, as the references have: what placement alone does.
                 - `overdrive-earlier`: `overdrive` (with admission) with the earlier `load-half-life`, 10 s.
                 - `trino`: Trino 483 with `fs.cache` on stock Hive, as read from its bytecode: the affinity key is per split \
                 (`CacheSplitAffinityProvider`: `path:start:length`), hashed to one of 2048 buckets; `StableHostAddressProvider` maps \

@@ -26,8 +26,9 @@ public final class PlacementSimulation
               --quick       a smoke run: a tenth of the simulated time, no 1,000-worker runs; not for the docs
               --seed N      the seed of arrivals, the leaving worker and tie breaks (default %d)
               --rounds N    instead of the full report: the main run at one scale with N seeds (N, the seed and those after
-                            it), every policy; Overdrive's hit ratio and query P95 against each other policy's, each
-                            with its 95%% interval over the seeds (rounds.md)
+                            it), every policy; Overdrive's hit ratio and query P95 against each other policy's, and
+                            overdrive-reported's (with the load signal) against each other policy's, each with its 95%%
+                            interval over the seeds (rounds.md)
               --workers W   the scale of --rounds (default 10)""".formatted(SimulationConfig.DEFAULT_SEED);
 
     static final List<Integer> SCALES = List.of(10, 100, 1000);

@@ -45,6 +45,17 @@ abstract class Policy
 
     protected abstract void membershipChanged();
 
+    /** How often the coordinator polls the live workers for their loads ({@link #pollLoads}), in simulated nanoseconds; 0: never. */
+    long loadPollIntervalNanos()
+    {
+        return 0;
+    }
+
+    /** The coordinator polls every live worker for its load now; called every {@link #loadPollIntervalNanos}. */
+    void pollLoads()
+    {
+    }
+
     /**
      * The worker the split goes to now, recording on the split whether that worker may cache its data
      * ({@link SplitTask#placeOn}), or null when the split waits on the coordinator (then the policy keeps it until

@@ -38,6 +38,8 @@ final class SimWorker
     // executions started in the measured window
     long splitsRun;
     long busyNanos;
+    // splits that finished on it over the whole run: what it reports to Overdrive's load poller
+    long completedSplits;
 
     SimWorker(String nodeId, int number, int cacheCapacity)
     {

@@ -14,6 +14,12 @@ package io.overdrive.it.placement;
  * @param backlogAtEnd splits not finished when arrivals stopped (a policy that cannot keep up leaves many)
  * @param drainSeconds how long after arrivals stopped the last split finished
  * @param admissionRejections reads that Overdrive's cache admission turned away over the whole run (0 for a cache without admission)
+ * @param placedByReportedLoads Overdrive only: placements over the whole run whose bound compared the workers' reported
+ * loads ({@code PlacementStats.getPlacedByReportedLoads}), else 0
+ * @param placedByPlacedLoads Overdrive only: placements over the whole run whose bound compared the placer's decayed
+ * account of its placements ({@code PlacementStats.getPlacedByPlacedLoads}), else 0
+ * @param maxAssigned the most splits any worker held at once, running and queued, over the measured window (as each
+ * split was assigned; a split waiting on Trino's coordinator is not on a worker yet)
  * @param keptUpDrainSeconds the longest drain of a run that kept up ({@link #keptUpDrainSeconds(double)})
  */
 record SimulationResult(
@@ -51,6 +57,9 @@ record SimulationResult(
         long cacheHits,
         long cacheMisses,
         long admissionRejections,
+        long placedByReportedLoads,
+        long placedByPlacedLoads,
+        int maxAssigned,
         long checksum,
         double keptUpDrainSeconds)
 {

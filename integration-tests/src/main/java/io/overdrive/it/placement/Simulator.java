@@ -30,12 +30,13 @@ import static java.util.Objects.requireNonNull;
 final class Simulator
 {
     /**
-     * Overdrive with its defaults and its cache's admission; with its defaults and a plain LRU cache, as the references
-     * have ({@code overdrive-lru}: what placement alone does); and with the earlier {@code load-half-life} of 10 s and
-     * admission ({@code overdrive-earlier}). Trino with its default of 2 preferred hosts, and with
+     * Overdrive with its defaults and its cache's admission; the same with the workers' reports of their loads, polled
+     * every 500 ms ({@code overdrive-reported}: the load signal); with its defaults and a plain LRU cache, as the
+     * references have ({@code overdrive-lru}: what placement alone does); and with the earlier {@code load-half-life} of
+     * 10 s and admission ({@code overdrive-earlier}). Trino with its default of 2 preferred hosts, and with
      * {@code cache-preferred-hosts-count} 1, 4 and 8.
      */
-    static final List<String> POLICIES = List.of("overdrive", "overdrive-lru", "overdrive-earlier", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
+    static final List<String> POLICIES = List.of("overdrive", "overdrive-reported", "overdrive-lru", "overdrive-earlier", "trino", "trino-hosts-1", "trino-hosts-4", "trino-hosts-8", "presto-modular", "presto-consistent", "none");
     private static final String TRINO_HOSTS = "trino-hosts-";
     /** {@code load-half-life} of {@code overdrive-earlier}, in seconds. */
     static final double EARLIER_HALF_LIFE_SECONDS = 10;
@@ -45,6 +46,7 @@ final class Simulator
     private static final int JOIN = 2;
     private static final int LEAVE = 3;
     private static final int END_OF_ARRIVALS = 4;
+    private static final int POLL = 5;
     // split keys whose first choice the remap figures compare, at most (every key of a lake of up to 100,000 files): at
     // 1,000 workers about 400 of them move on a join or a leave, a standard deviation of 5% of that; a sample of 20,000
     // expects 20 to move, with a standard deviation of 22%
@@ -87,6 +89,7 @@ final class Simulator
     private long abortedExecutions;
     private long lastFinish;
     private long backlogAtEnd = -1;
+    private int maxAssigned;
     private double copiesPerCachedFile = Double.NaN;
     private long cachedFiles;
     private double remapJoin = Double.NaN;
@@ -116,9 +119,10 @@ final class Simulator
             }
         };
         this.policy = switch (policyName) {
-            case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock, true);
-            case "overdrive-lru" -> new OverdrivePolicy(policyName, config, lake, clock, false);
-            case "overdrive-earlier" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), config.loadBalanceEpsilon(), EARLIER_HALF_LIFE_SECONDS, config.granularity()), lake, clock, true);
+            case "overdrive" -> new OverdrivePolicy(policyName, config, lake, clock, true, false);
+            case "overdrive-reported" -> new OverdrivePolicy(policyName, config, lake, clock, true, true);
+            case "overdrive-lru" -> new OverdrivePolicy(policyName, config, lake, clock, false, false);
+            case "overdrive-earlier" -> new OverdrivePolicy(policyName, config.withOverdrive(config.preferredHostsCount(), config.loadBalanceEpsilon(), EARLIER_HALF_LIFE_SECONDS, config.granularity()), lake, clock, true, false);
             case "trino" -> new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), config.trinoPreferredHosts());
             case String name when name.startsWith(TRINO_HOSTS) ->
                     new TrinoAffinityPolicy(policyName, lake, config.splitsBalancing(), Integer.parseInt(name.substring(TRINO_HOSTS.length())));
@@ -154,6 +158,9 @@ final class Simulator
         schedule(Math.round(arrivalEnd * config.joinFraction()), JOIN, null);
         schedule(Math.round(arrivalEnd * config.leaveFraction()), LEAVE, null);
         schedule(arrivalEnd, END_OF_ARRIVALS, null);
+        if (policy.loadPollIntervalNanos() > 0) {
+            schedule(0, POLL, null);
+        }
         while (!events.isEmpty()) {
             Event event = events.poll();
             now = event.time;
@@ -163,6 +170,7 @@ final class Simulator
                 case JOIN -> join();
                 case LEAVE -> leave();
                 case END_OF_ARRIVALS -> endOfArrivals();
+                case POLL -> poll();
                 default -> throw new IllegalStateException("unknown event " + event.kind);
             }
         }
@@ -214,6 +222,9 @@ final class Simulator
         else {
             worker.queue.addLast(split);
         }
+        if (now >= windowStart && now < arrivalEnd) {
+            maxAssigned = Math.max(maxAssigned, worker.assigned());
+        }
     }
 
     private void start(SplitTask split)
@@ -235,6 +246,7 @@ final class Simulator
         checkState(!split.done, "split %s finished twice", split.sequence);
         SimWorker worker = split.worker;
         worker.running.remove(split);
+        worker.completedSplits++;
         if (!split.hit && split.cacheable) {
             worker.cache(split.chunk);
         }
@@ -322,6 +334,15 @@ final class Simulator
         }
     }
 
+    // the coordinator's load poll, and the next one while anything else is to come
+    private void poll()
+    {
+        policy.pollLoads();
+        if (!events.isEmpty()) {
+            schedule(now + policy.loadPollIntervalNanos(), POLL, null);
+        }
+    }
+
     private void endOfArrivals()
     {
         backlogAtEnd = unfinished;
@@ -403,6 +424,12 @@ final class Simulator
         double maxBusy = steady.stream().mapToLong(worker -> worker.busyNanos).max().orElse(0);
         double averageBusy = steady.stream().mapToLong(worker -> worker.busyNanos).average().orElse(0);
         long placed = choices.values().stream().mapToLong(Long::longValue).sum();
+        long placedByReportedLoads = 0;
+        long placedByPlacedLoads = 0;
+        if (policy instanceof OverdrivePolicy overdrive) {
+            placedByReportedLoads = overdrive.stats().getPlacedByReportedLoads().getTotalCount();
+            placedByPlacedLoads = overdrive.stats().getPlacedByPlacedLoads().getTotalCount();
+        }
         return new SimulationResult(
                 policy.name(),
                 config.workers(),
@@ -438,6 +465,9 @@ final class Simulator
                 hits,
                 misses,
                 everyWorker.stream().mapToLong(worker -> worker.admissionRejections).sum(),
+                placedByReportedLoads,
+                placedByPlacedLoads,
+                maxAssigned,
                 checksum,
                 SimulationResult.keptUpDrainSeconds(config.arrivalSeconds()));
     }
@@ -486,7 +516,13 @@ final class Simulator
         public int compareTo(Event other)
         {
             int byTime = Long.compare(time, other.time);
-            return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
+            if (byTime != 0) {
+                return byTime;
+            }
+            // a load poll sees the state just before the other events of its instant: a worker that joins at a poll
+            // answers only at the next one, the longest the placer can go without its report
+            int byPoll = Boolean.compare(other.kind == POLL, kind == POLL);
+            return byPoll != 0 ? byPoll : Long.compare(sequence, other.sequence);
         }
     }
 }

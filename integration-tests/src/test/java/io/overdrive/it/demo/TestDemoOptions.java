@@ -139,7 +139,7 @@ final class TestDemoOptions
         assertThatThrownBy(() -> DemoOptions.parse("--rounds", "101"))
                 .hasMessage("--rounds must be between 1 and 100, not 101");
         assertThatThrownBy(() -> DemoOptions.parse("--scenario", "healthy,cold"))
-                .hasMessage("--scenario must be all or a comma-separated list of healthy, slow-node, concurrent-cold, scan-pollution, restart, big-working-set, not 'cold'");
+                .hasMessage("--scenario must be all or a comma-separated list of healthy, slow-node, concurrent-cold, scan-pollution, restart, scale-out, overflow, big-working-set, not 'cold'");
         assertThatThrownBy(() -> DemoOptions.parse("--cache-size", "2MB"))
                 .hasMessage("--cache-size must be at least 4MB");
         assertThatThrownBy(() -> DemoOptions.parse("--cache-size", "64"))

@@ -1,8 +1,12 @@
 package io.overdrive.it.placement;
 
+import com.google.common.base.Ticker;
 import io.overdrive.it.demo.RatioInterval.Estimate;
 import io.overdrive.it.placement.PlacementSimulation.Run;
 import io.overdrive.scheduler.affinity.AffinityGranularity;
+import io.overdrive.scheduler.affinity.LoadReport;
+import io.overdrive.scheduler.affinity.NodeSelectionConfig;
+import io.overdrive.scheduler.affinity.PlacementStats;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -29,7 +33,8 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * model and the placers promise: every split runs exactly once even when its worker leaves, Overdrive's real placer
  * keeps the load within its bound where rendezvous placement (Trino) does not, remap on a join or leave is about 1/N
  * for the consistent policies and nearly everything for modular hashing, caches evict least recently used first (and
- * Overdrive's admit only repeated reads once full), and a seed gives the same run every time. About a second.
+ * Overdrive's admit only repeated reads once full), the placer balances by the workers' polled reports where it has
+ * them, and a seed gives the same run every time. About a second.
  */
 @TestInstance(PER_CLASS)
 final class TestPlacementSimulation
@@ -56,7 +61,7 @@ final class TestPlacementSimulation
         for (String policy : Simulator.POLICIES) {
             results.put(policy, Simulator.run(SMALL, policy));
         }
-        for (String policy : List.of("overdrive", "trino", "presto-consistent", "none")) {
+        for (String policy : List.of("overdrive", "overdrive-reported", "trino", "presto-consistent", "none")) {
             singleFile.put(policy, Simulator.run(SINGLE_FILE, policy));
         }
         fileKeys = Simulator.run(FILE_KEYS, "overdrive");
@@ -108,7 +113,7 @@ final class TestPlacementSimulation
         assertThat(results.get("overdrive").copiesPerCachedFile()).isBetween(1.0, SMALL.splitsPerFile() + 1.0);
         assertThat(results.get("overdrive-lru").copiesPerCachedFile()).isBetween(1.0, SMALL.splitsPerFile() + 1.0);
         assertThat(results.get("none").copiesPerCachedFile()).isGreaterThan(2 * fileKeys.copiesPerCachedFile());
-        for (String policy : List.of("overdrive", "overdrive-lru", "overdrive-earlier")) {
+        for (String policy : List.of("overdrive", "overdrive-reported", "overdrive-lru", "overdrive-earlier")) {
             assertThat(results.get(policy).hitRatio()).as(policy).isGreaterThan(results.get("none").hitRatio());
         }
         assertThat(fileKeys.hitRatio()).isGreaterThan(results.get("none").hitRatio());
@@ -118,7 +123,7 @@ final class TestPlacementSimulation
     void remapOnJoinAndLeaveIsAboutOneOverN()
     {
         double ideal = 1.0 / (SMALL.workers() + 1);
-        for (String policy : List.of("overdrive", "overdrive-lru", "overdrive-earlier", "trino", "presto-consistent")) {
+        for (String policy : List.of("overdrive", "overdrive-reported", "overdrive-lru", "overdrive-earlier", "trino", "presto-consistent")) {
             SimulationResult result = results.get(policy);
             assertThat(result.idealRemap()).isEqualTo(ideal);
             assertThat(result.remapJoin()).as(policy + " join").isBetween(0.5 * ideal, 1.6 * ideal);
@@ -163,8 +168,137 @@ final class TestPlacementSimulation
     {
         assertThat(Simulator.run(SMALL, "overdrive")).isEqualTo(results.get("overdrive"));
         assertThat(Simulator.run(SMALL, "trino")).isEqualTo(results.get("trino"));
+        assertThat(Simulator.run(SMALL, "overdrive-reported")).isEqualTo(results.get("overdrive-reported"));
         SimulationResult otherSeed = Simulator.run(SMALL.withSeed(8), "overdrive");
         assertThat(otherSeed.checksum()).isNotEqualTo(results.get("overdrive").checksum());
+    }
+
+    @Test
+    void reportedLoadsKeepUpWithAffinityAndShortQueues()
+    {
+        int floor = (int) new NodeSelectionConfig().getLoadFloor();
+        for (Map<String, SimulationResult> scenario : List.of(results, singleFile)) {
+            SimulationResult reported = scenario.get("overdrive-reported");
+            SimulationResult overdrive = scenario.get("overdrive");
+            SimulationResult trino = scenario.get("trino");
+            String name = scenario == results ? "table ranges" : "one hot file per query";
+            assertThat(reported.keptUp()).as("%s: drained after %.1f s", name, reported.drainSeconds()).isTrue();
+            // balancing by the workers' counts keeps the affinity of balancing by the placer's own
+            assertThat(reported.hitRatio()).as(name).isGreaterThan(overdrive.hitRatio() - 0.03);
+            // the bound holds a worker's splits near the floor (16 standard splits) where rendezvous placement alone piles
+            // up a hot key's splits on its hosts
+            assertThat(reported.maxAssigned()).as(name + ": most splits on a worker").isLessThan(2 * floor).isLessThan(trino.maxAssigned());
+            assertThat(reported.queryP95()).as(name + ": query P95").isLessThan(trino.queryP95());
+        }
+        // every placement but those of the moments after the join, before the joined worker's first answer, is by reports
+        SimulationResult reported = results.get("overdrive-reported");
+        assertThat(reported.placedByReportedLoads()).isGreaterThan(50 * reported.placedByPlacedLoads());
+        assertThat(reported.placedByPlacedLoads()).isPositive();
+        assertThat(results.get("overdrive").placedByReportedLoads()).isZero();
+        assertThat(results.get("overdrive").placedByPlacedLoads()).isPositive();
+    }
+
+    @Test
+    void pollerReportsEachWorkersOutstandingSplitsAndRate()
+    {
+        long[] now = {1_000_000_000L};
+        Ticker ticker = ticker(now);
+        PolledLoads loads = new PolledLoads(ticker);
+        SimWorker worker = new SimWorker("worker-0000", 0, 10);
+        SimWorker joiner = new SimWorker("worker-0001", 1, 10);
+        assertThat(loads.report(worker.nodeId)).as("not polled yet").isNull();
+        Query query = new Query(0, 0, true, 3);
+        for (int index = 0; index < 3; index++) {
+            query.splits[index] = new SplitTask(query, 0, index, index, index);
+        }
+        worker.running.add(query.splits[0]);
+        worker.running.add(query.splits[1]);
+        worker.queue.add(query.splits[2]);
+        worker.completedSplits = 40;
+        loads.poll(List.of(worker));
+        // the first answer: no rate yet
+        assertThat(loads.report(worker.nodeId)).isEqualTo(new LoadReport(3, 0, now[0]));
+        assertThat(loads.report(joiner.nodeId)).isNull();
+
+        now[0] += PolledLoads.POLL_INTERVAL_NANOS;
+        worker.running.remove(query.splits[0]);
+        worker.completedSplits = 50;
+        loads.poll(List.of(worker, joiner));
+        // 10 splits completed in half a second
+        assertThat(loads.report(worker.nodeId)).isEqualTo(new LoadReport(2, 20, now[0]));
+        assertThat(loads.report(joiner.nodeId)).isEqualTo(new LoadReport(0, 0, now[0]));
+        // used up to three intervals old, not after
+        now[0] += PolledLoads.MAX_AGE_NANOS;
+        assertThat(loads.report(worker.nodeId)).isNotNull();
+        now[0]++;
+        assertThat(loads.report(worker.nodeId)).isNull();
+        assertThat(loads.report(joiner.nodeId)).isNull();
+    }
+
+    @Test
+    void placerUsesReportsWhileEveryWorkerHasAFreshOne()
+    {
+        long[] now = {0};
+        Lake lake = Lake.of(SMALL);
+        OverdrivePolicy policy = new OverdrivePolicy("overdrive-reported", SMALL, lake, ticker(now), true, true);
+        assertThat(policy.loadPollIntervalNanos()).isEqualTo(PolledLoads.POLL_INTERVAL_NANOS);
+        assertThat(new OverdrivePolicy("overdrive", SMALL, lake, ticker(now), true, false).loadPollIntervalNanos()).isZero();
+        List<SimWorker> workers = new ArrayList<>();
+        for (int number = 0; number < 3; number++) {
+            workers.add(new SimWorker("worker-%04d".formatted(number), number, 10));
+        }
+        policy.setLive(workers);
+        PlacementStats stats = policy.stats();
+        Query query = new Query(0, 0, true, 100);
+
+        // no worker has answered yet: the placer's own account
+        placeSplits(policy, query, 0, 4);
+        assertThat(stats.getPlacedByPlacedLoads().getTotalCount()).isEqualTo(4);
+        assertThat(stats.getPlacedByReportedLoads().getTotalCount()).isZero();
+
+        policy.pollLoads();
+        placeSplits(policy, query, 4, 4);
+        assertThat(stats.getPlacedByReportedLoads().getTotalCount()).isEqualTo(4);
+
+        // a worker joins: until it answers, the placer falls back to its own account for every split
+        workers.add(new SimWorker("worker-0003", 3, 10));
+        policy.setLive(workers);
+        now[0] += PolledLoads.POLL_INTERVAL_NANOS / 2;
+        placeSplits(policy, query, 8, 4);
+        assertThat(stats.getPlacedByPlacedLoads().getTotalCount()).isEqualTo(8);
+        assertThat(stats.getPlacedByReportedLoads().getTotalCount()).isEqualTo(4);
+
+        now[0] += PolledLoads.POLL_INTERVAL_NANOS / 2;
+        policy.pollLoads();
+        placeSplits(policy, query, 12, 4);
+        assertThat(stats.getPlacedByReportedLoads().getTotalCount()).isEqualTo(8);
+
+        // the poller stops: once the answers are more than three intervals old they are not used
+        now[0] += PolledLoads.MAX_AGE_NANOS + 1;
+        placeSplits(policy, query, 16, 4);
+        assertThat(stats.getPlacedByPlacedLoads().getTotalCount()).isEqualTo(12);
+        assertThat(stats.getPlacedByReportedLoads().getTotalCount()).isEqualTo(8);
+    }
+
+    private static void placeSplits(OverdrivePolicy policy, Query query, int first, int count)
+    {
+        for (int index = first; index < first + count; index++) {
+            SplitTask split = new SplitTask(query, index, 0, index, index);
+            query.splits[index] = split;
+            assertThat(policy.place(split)).isNotNull();
+        }
+    }
+
+    private static Ticker ticker(long[] now)
+    {
+        return new Ticker()
+        {
+            @Override
+            public long read()
+            {
+                return now[0];
+            }
+        };
     }
 
     @Test
@@ -218,7 +352,7 @@ final class TestPlacementSimulation
     void onlyOverdrivesWorkersAdmit()
     {
         // every Overdrive policy caches through admission, which turns data away once caches are full; the references never do
-        for (String policy : List.of("overdrive", "overdrive-earlier")) {
+        for (String policy : List.of("overdrive", "overdrive-reported", "overdrive-earlier")) {
             assertThat(results.get(policy).admissionRejections()).as(policy).isPositive();
         }
         for (String policy : List.of("overdrive-lru", "trino", "presto-consistent", "none")) {
@@ -235,7 +369,8 @@ final class TestPlacementSimulation
                 .toList();
         String report = PlacementReport.render(runs, Instant.EPOCH, 1, true, SMALL.seed());
         assertThat(report)
-                .contains("## Model", "## 40 workers", "| `overdrive` |", "| `presto-modular` |", "| kept up |")
+                .contains("## Model", "## 40 workers", "| `overdrive` |", "| `overdrive-reported` |", "| `presto-modular` |", "| kept up |")
+                .contains("- `overdrive-reported`: `overdrive` with its load signal")
                 .contains("%.3f".formatted(results.get("trino").hitRatio()));
         List<Path> charts = PlacementCharts.write(directory, runs);
         assertThat(charts).hasSize(3);
@@ -253,7 +388,7 @@ final class TestPlacementSimulation
         for (long seed = 7; seed < 10; seed++) {
             SimulationConfig config = SMALL.withSeed(seed);
             String variant = "seed " + seed;
-            seeds.add(List.of("overdrive", "trino", "none").stream()
+            seeds.add(List.of("overdrive", "trino", "none", "overdrive-reported").stream()
                     .map(policy -> new Run(PlacementReport.MAIN, variant, config, Simulator.run(config, policy), 0.1, 0.1, Double.NaN))
                     .toList());
         }
@@ -279,6 +414,13 @@ final class TestPlacementSimulation
                 .contains("### Placement at 40 workers, 3 seeds", "seeds 7, 8, 9", "| `overdrive` |", "| `none` |")
                 .contains("| `trino` | %.3f |".formatted(seeds.stream().mapToDouble(runs -> runs.get(1).result().hitRatio()).average().orElseThrow()))
                 .contains(estimate.ratioText() + " | " + estimate.intervalText() + " | " + estimate.verdict().label());
+        // overdrive-reported against each policy, in a table of its own
+        Estimate reported = PlacementRounds.estimate(seeds, "overdrive-reported", "trino", SimulationResult::queryP95);
+        double reportedP95 = seeds.stream().mapToDouble(runs -> runs.get(3).result().queryP95()).sum();
+        assertThat(reported.ratio()).isCloseTo(reportedP95 / trino, within(1e-6));
+        assertThat(report)
+                .contains("#### `overdrive-reported` (with the load signal) against each policy", "| `overdrive-reported`'s P95 / its |")
+                .contains(reported.ratioText() + " | " + reported.intervalText() + " | " + reported.verdict().label());
         assertThatThrownBy(() -> PlacementRounds.render(List.of(List.of(seeds.getFirst().get(1))), Instant.EPOCH, 1, true))
                 .hasMessageContaining("no overdrive policy");
     }
