@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.SOFT_AFFINITY;
@@ -343,23 +342,6 @@ public class TestPlacedLoad
                 .setLoadFloor(floor)
                 .setLoadHalfLife(HALF_LIFE);
         return new SplitPlacerFactory(config, membership::get, BusyLimits.TRINO_DEFAULTS, stats, 1, ticker);
-    }
-
-    private static final class ManualTicker
-            extends Ticker
-    {
-        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-
-        @Override
-        public long read()
-        {
-            return nanos.get();
-        }
-
-        void advance(long delta)
-        {
-            nanos.addAndGet(delta);
-        }
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.overdrive.scheduler.affinity.NodeSelectionStrategy.SOFT_AFFINITY;
@@ -168,22 +167,5 @@ public class TestReportedLoads
                 .setLoadHalfLife(new Duration(2, SECONDS));
         AtomicReference<Membership> live = new AtomicReference<>(membership);
         return new SplitPlacerFactory(config, live::get, BusyLimits.TRINO_DEFAULTS, stats, STANDARD, ticker, reports::get);
-    }
-
-    private static final class ManualTicker
-            extends Ticker
-    {
-        private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-
-        @Override
-        public long read()
-        {
-            return nanos.get();
-        }
-
-        void advance(long delta)
-        {
-            nanos.addAndGet(delta);
-        }
     }
 }
