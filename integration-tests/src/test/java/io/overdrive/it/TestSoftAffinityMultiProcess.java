@@ -6,6 +6,7 @@ import io.overdrive.it.harness.JmxAttributes;
 import io.overdrive.it.harness.ProjectLayout;
 import io.overdrive.it.harness.ResultRows;
 import io.overdrive.it.harness.S3Storage;
+import io.overdrive.it.harness.SlowProxy;
 import io.overdrive.it.harness.TrinoProcessCluster.TrinoNode;
 import io.overdrive.it.harness.TrinoProcessCluster;
 import io.overdrive.scheduler.affinity.NodeSelectionConfig;
@@ -40,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
@@ -59,7 +61,9 @@ import static org.junit.jupiter.api.TestInstance.Lifecycle.PER_CLASS;
  * caches each file on at most 2 workers (below the load floor a file stays on its first worker; a second copy only if
  * the workers changed) while a {@code NO_PREFERENCE} catalog over the same tables spreads copies around; both answer exactly like stock {@code hive}. Workers die: one killed mid-query under
  * {@code retry-policy=QUERY}, one under {@code TASK}, one between queries; the queries succeed and placement avoids
- * the dead. Four workers, so that one is still alive after the three kills. The same placement over S3 (a real S3
+ * the dead. Four workers, so that one is still alive after the three kills. Peer reads: splits off their file's worker
+ * read its cache, and among faulty peers (another secret, a stall, an answer cut short, damaged bytes) every fault costs
+ * a storage read, never a row. The same placement over S3 (a real S3
  * server): each file cached where its splits ran, and warm queries send S3 no request.
  */
 @TestInstance(PER_CLASS)
@@ -70,6 +74,10 @@ class TestSoftAffinityMultiProcess
             "SELECT orderpriority, count(*), sum(totalprice) FROM %s.affinity.orders GROUP BY 1 ORDER BY 1",
             "SELECT custkey, max(totalprice) FROM %s.affinity.orders WHERE orderdate > DATE '1995-01-01' GROUP BY 1 ORDER BY 1",
             "SELECT count(*), min(orderkey), max(orderkey) FROM %s.affinity.orders");
+
+    private static final List<String> MANY_FILES_QUERIES = List.of(
+            "SELECT month, count(*), sum(totalprice), max(orderkey) FROM %s.affinity.orders_by_month GROUP BY 1 ORDER BY 1",
+            "SELECT orderpriority, count(*), max(totalprice), min(clerk), max(custkey) FROM %s.affinity.orders_by_month GROUP BY 1 ORDER BY 1");
 
     // Every order 2,000 times, each hashed: a scan that keeps the workers busy for several seconds on 2 cores, long
     // enough to kill one while it runs its splits. Exact aggregates (count, checksum), so results compare exactly.
@@ -122,6 +130,19 @@ class TestSoftAffinityMultiProcess
                         "node-selection.load-floor", "0",
                         "node-selection.membership-refresh-interval", MEMBERSHIP_REFRESH.toSeconds() + "s",
                         "cache.peer.shared-secret", PEER_SECRET)))
+                // peer reads among faulty peers, their services 2 ports above Trino's: worker-1's catalog file has another
+                // secret; worker-2's and worker-3's services listen 3 above, behind proxies on the port the others ask
+                // (one stalls, one cuts or damages its answers); worker-4 is sound. A failed peer is asked again after 1s
+                .catalog("peer_faults", "overdrive_hive", withCache(hive, "cache-peer-faults", Map.of(
+                        "node-selection-strategy", "SOFT_AFFINITY",
+                        "node-selection.load-floor", "0",
+                        "node-selection.membership-refresh-interval", MEMBERSHIP_REFRESH.toSeconds() + "s",
+                        "cache.peer.shared-secret", PEER_SECRET,
+                        "cache.peer.port-offset", "2",
+                        "cache.peer.retry-after", "1s")))
+                .nodeCatalogProperties("worker-1", "peer_faults", Map.of("cache.peer.shared-secret", "another-secret-than-the-other-nodes-" + System.nanoTime()))
+                .nodeCatalogProperties("worker-2", "peer_faults", Map.of("cache.peer.port-offset", "3"))
+                .nodeCatalogProperties("worker-3", "peer_faults", Map.of("cache.peer.port-offset", "3"))
                 .catalog("hive", "hive", hive)
                 // Iceberg tables under the same shipped placement as soft's. Writes collect no column sketches: their
                 // aggregation comes with Trino's own Iceberg plugin, which this cluster does not load (its 450 MB would
@@ -150,6 +171,9 @@ class TestSoftAffinityMultiProcess
         // partitioned, so that the table has many files
         cluster.execute("CREATE TABLE hive.affinity.orders WITH (format = 'PARQUET', partitioned_by = ARRAY['orderpriority']) AS " +
                 "SELECT orderkey, custkey, orderstatus, totalprice, orderdate, clerk, orderpriority FROM tpch.tiny.orders");
+        // a file per month: 80 small files, so that each worker runs splits of files that another worker caches (peer reads)
+        cluster.execute("CREATE TABLE hive.affinity.orders_by_month WITH (format = 'PARQUET', partitioned_by = ARRAY['month']) AS " +
+                "SELECT orderkey, custkey, totalprice, orderpriority, clerk, format_datetime(orderdate, 'yyyy-MM') AS month FROM tpch.tiny.orders");
     }
 
     private static Map<String, String> withCache(Map<String, String> hive, String directory, Map<String, String> extra)
@@ -496,7 +520,7 @@ class TestSoftAffinityMultiProcess
         long hits = 0;
         long offPreferred = 0;
         for (int round = 0; round < 10 && (hits == 0 || offPreferred == 0); round++) {
-            for (String sql : QUERIES) {
+            for (String sql : MANY_FILES_QUERIES) {
                 assertThat(ResultRows.same(cluster.query(sql.formatted("peers")), cluster.query(sql.formatted("hive")))).as("peers: %s", sql).isTrue();
             }
             hits = cluster.sumOverWorkers(PEER_STATS, "Hits");
@@ -528,8 +552,86 @@ class TestSoftAffinityMultiProcess
         assertThat(byReports).as("splits placed by the workers' reported loads").isPositive();
     }
 
+    /**
+     * Peer reads among faulty peers in one catalog: a peer whose catalog file has another secret, a peer that stalls, a
+     * peer that dies while it answers, then sends damaged bytes. Every query returns stock {@code hive}'s rows; each
+     * fault is counted where it happened; and no failed peer read took much longer than {@code cache.peer.read-timeout}
+     * (the stalled peer answers after 30 s), so that a fault costs at most that plus the storage read it falls back to.
+     */
     @Test
     @Order(7)
+    void faultyPeersCostAStorageReadNeverARow()
+    {
+        String stats = "io.overdrive.cache.peer:type=PeerStats,name=peer_faults,*";
+        TrinoNode otherSecret = cluster.worker("worker-1");
+        TrinoNode stalling = cluster.worker("worker-2");
+        TrinoNode dying = cluster.worker("worker-3");
+        TrinoNode sound = cluster.worker("worker-4");
+        try (SlowProxy stalled = SlowProxy.start("127.0.0.1", stalling.httpPort() + 3, stalling.httpPort() + 2);
+                SlowProxy damaged = SlowProxy.start("127.0.0.1", dying.httpPort() + 3, dying.httpPort() + 2)) {
+            stalled.setDelay(Duration.ofSeconds(30));
+            damaged.setDamage(SlowProxy.Damage.CUT);
+            // the sound worker asks each faulty one: refused by the other secret, timed out by the stall, cut mid-answer
+            runUntil(Map.of(), () -> JmxAttributes.sum(sound.jmxPort(), stats, "Refused") > 0
+                    && JmxAttributes.sum(sound.jmxPort(), stats, "Timeouts") > 0
+                    && damaged.cutConnections() > 0
+                    && JmxAttributes.sum(sound.jmxPort(), stats, "ConnectionFailures") + JmxAttributes.sum(sound.jmxPort(), stats, "ChecksumFailures") > 0);
+
+            // damaged bytes: reads that fill no cache, so that the sound worker keeps asking for what the others hold
+            long checksumFailures = JmxAttributes.sum(sound.jmxPort(), stats, "ChecksumFailures");
+            damaged.setDamage(SlowProxy.Damage.CORRUPT);
+            sleepUninterruptibly(1100, MILLISECONDS);
+            runUntil(Map.of("peer_faults.cache_populate", "NEVER"), () -> damaged.corruptedChunks() > 0
+                    && JmxAttributes.sum(sound.jmxPort(), stats, "ChecksumFailures") > checksumFailures);
+            System.out.printf("[overdrive-it] %s: faulty peers: reads %s, hits %s, timeouts %s, connection failures %s (answers cut %s), checksum failures %s (chunks damaged %s), refused %s, skipped while down %s; refused as unauthenticated %s%n",
+                    getClass().getSimpleName(), cluster.sumOverWorkers(stats, "Reads"), cluster.sumOverWorkers(stats, "Hits"), cluster.sumOverWorkers(stats, "Timeouts"),
+                    cluster.sumOverWorkers(stats, "ConnectionFailures"), damaged.cutConnections(), cluster.sumOverWorkers(stats, "ChecksumFailures"), damaged.corruptedChunks(),
+                    cluster.sumOverWorkers(stats, "Refused"), cluster.sumOverWorkers(stats, "SkippedPeerDown"), cluster.sumOverWorkers(stats, "Unauthenticated"));
+        }
+        // the node with the other secret refused the others' requests, and they refused its
+        assertThat(JmxAttributes.sum(otherSecret.jmxPort(), stats, "Unauthenticated")).as("requests %s refused", otherSecret.name()).isPositive();
+        assertThat(JmxAttributes.sum(otherSecret.jmxPort(), stats, "Refused")).as("requests of %s refused", otherSecret.name()).isPositive();
+        assertThat(JmxAttributes.sum(otherSecret.jmxPort(), stats, "Hits")).as("hits of the node with another secret").isZero();
+        assertThat(JmxAttributes.sum(otherSecret.jmxPort(), stats, "Served")).as("answers of the node with another secret").isZero();
+        // a failed peer read waits for the read timeout (250ms) at most, give or take a busy machine's scheduling
+        for (TrinoNode worker : cluster.workers()) {
+            assertThat(JmxAttributes.value(worker.jmxPort(), stats, "FailureTime.AllTime.Max")).as("longest failed peer read on %s, ms", worker.name())
+                    .isLessThan(5_000);
+        }
+    }
+
+    // runs the queries on peer_faults under the session properties, each compared with stock hive's rows, until the
+    // condition holds (10 rounds at most)
+    private void runUntil(Map<String, String> session, BooleanSupplier condition)
+    {
+        try (Connection connection = cluster.connect(); Statement statement = connection.createStatement()) {
+            for (Map.Entry<String, String> property : session.entrySet()) {
+                statement.execute("SET SESSION %s = '%s'".formatted(property.getKey(), property.getValue()));
+            }
+            for (int round = 0; round < 10; round++) {
+                for (String sql : MANY_FILES_QUERIES) {
+                    assertThat(ResultRows.same(rows(statement, sql.formatted("peer_faults")), cluster.query(sql.formatted("hive")))).as("peer_faults: %s", sql).isTrue();
+                }
+                if (condition.getAsBoolean()) {
+                    return;
+                }
+                // a failed peer is asked again after the catalog's cache.peer.retry-after
+                sleepUninterruptibly(1100, MILLISECONDS);
+            }
+        }
+        catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+        String stats = "io.overdrive.cache.peer:type=PeerStats,name=peer_faults,*";
+        StringBuilder counters = new StringBuilder();
+        for (TrinoNode worker : cluster.workers()) {
+            counters.append("\n  %s: %s".formatted(worker.name(), JmxAttributes.counters(worker.jmxPort(), stats)));
+        }
+        throw new AssertionError("the faults were not all met in 10 rounds of queries on peer_faults under %s; peer counters:%s".formatted(session, counters));
+    }
+
+    @Test
+    @Order(8)
     void workerKilledMidQuerySucceedsUnderQueryRetry()
             throws Exception
     {
@@ -548,7 +650,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void workerKilledMidQuerySucceedsUnderTaskRetry()
             throws Exception
     {
@@ -567,7 +669,7 @@ class TestSoftAffinityMultiProcess
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void stoppedWorkerFailsNoLaterQuery()
     {
         List<TrinoNode> live = liveWorkers();

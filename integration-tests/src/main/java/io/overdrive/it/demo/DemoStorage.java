@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
 
@@ -84,6 +85,17 @@ sealed interface DemoStorage
 
     /** Read requests the storage has served since it started. */
     long readRequests();
+
+    /**
+     * Distinct bytes the storage served since {@link #resetDistinctBytes()}: each byte of each file once, however many
+     * reads sent it; empty where the storage cannot tell (HDFS's DataNodes count bytes, not ranges).
+     */
+    default OptionalLong distinctBytes()
+    {
+        return OptionalLong.empty();
+    }
+
+    default void resetDistinctBytes() {}
 
     @Override
     void close();
@@ -254,6 +266,18 @@ sealed interface DemoStorage
         public long bytesRead()
         {
             return s3.getBytes();
+        }
+
+        @Override
+        public OptionalLong distinctBytes()
+        {
+            return OptionalLong.of(s3.distinctBytes());
+        }
+
+        @Override
+        public void resetDistinctBytes()
+        {
+            s3.resetDistinctBytes();
         }
 
         @Override

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 
 import static com.google.common.util.concurrent.Uninterruptibles.sleepUninterruptibly;
@@ -295,6 +296,9 @@ final class Scenarios
                 String label = "%s %s %s%s%s".formatted(scenario.id(), catalog, phase.label(), options.rounds() > 1 ? " round %d".formatted(round + 1) : "",
                         passes > 1 ? " pass %d".formatted(pass + 1) : "");
                 ClusterCounters before = ClusterCounters.read(storage, trino, catalog);
+                if (phase == COLD) {
+                    storage.resetDistinctBytes();
+                }
                 Map<String, Long> splitsBefore = joined == null ? Map.of() : finishedSplits(trino.workers());
                 HostLoad.Snapshot hostBefore = HostLoad.read();
                 long start = System.nanoTime();
@@ -313,6 +317,15 @@ final class Scenarios
                     long joinedSplits = splitsAfter.get(joined.name()) - splitsBefore.getOrDefault(joined.name(), 0L);
                     note(scenario, "%s: %s ran %d of the %d splits (%.0f%%; an even share is %.0f%%)".formatted(label, joined.name(), joinedSplits, all,
                             all == 0 ? 0 : 100.0 * joinedSplits / all, 100.0 / splitsAfter.size()));
+                }
+                if (phase == COLD) {
+                    OptionalLong distinct = storage.distinctBytes();
+                    if (distinct.isPresent()) {
+                        // what storage sent more than once over the cold pass (to two workers, or twice to one)
+                        long sent = result.counters().remoteBytes();
+                        note(scenario, "%s: storage sent %,d bytes, %,d of them distinct (%.3fx)".formatted(label, sent, distinct.getAsLong(),
+                                distinct.getAsLong() == 0 ? Double.NaN : (double) sent / distinct.getAsLong()));
+                    }
                 }
                 byCatalog.merge(catalog, result, PhaseResult::plus);
                 PhaseSummary summary = PhaseSummary.of(List.of(result), List.of(catalog)).getFirst();

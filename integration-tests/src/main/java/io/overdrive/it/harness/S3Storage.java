@@ -161,6 +161,21 @@ public final class S3Storage
         return server.answer("get-bytes");
     }
 
+    /**
+     * The distinct object bytes sent since the server started or since {@link #resetDistinctBytes()}: each byte of each
+     * object once, however many reads sent it.
+     */
+    public long distinctBytes()
+    {
+        return server.answer("distinct-bytes");
+    }
+
+    /** Starts the distinct bytes from zero; returns once the server has done it. */
+    public void resetDistinctBytes()
+    {
+        server.apply("distinct-reset");
+    }
+
     /** Object reads refused with 503 Slow Down. */
     public long slowDowns()
     {

@@ -27,6 +27,7 @@ import static java.util.Objects.requireNonNull;
  * {@link #setDelay}: every chunk read from the server is written to the client that long after it arrived (latency,
  * not a bandwidth limit: chunks in flight keep their order and do not add up their delays). Zero passes through.
  * {@link #setRefusing refusing} drops the open connections and resets every new one at once, as a server that is down.
+ * {@link #setDamage Damage} stands for a server that dies while it answers or sends damaged bytes.
  * One virtual thread per direction of every connection.
  */
 public final class SlowProxy
@@ -42,6 +43,9 @@ public final class SlowProxy
     private final AtomicLong refusedConnections = new AtomicLong();
     private volatile long delayNanos;
     private volatile boolean refusing;
+    private volatile Damage damage = Damage.NONE;
+    private final AtomicLong cutConnections = new AtomicLong();
+    private final AtomicLong corruptedChunks = new AtomicLong();
     private volatile boolean closed;
 
     private SlowProxy(InetSocketAddress target, ServerSocket serverSocket)
@@ -59,8 +63,14 @@ public final class SlowProxy
 
     public static SlowProxy start(String host, int port)
     {
+        return start(host, port, TrinoProcessCluster.freePort());
+    }
+
+    /** A proxy listening on {@code listenPort} (one reserved for it, as a peer service's port above a worker's). */
+    public static SlowProxy start(String host, int port, int listenPort)
+    {
         try {
-            ServerSocket serverSocket = new ServerSocket(TrinoProcessCluster.freePort(), 50, InetAddress.getLoopbackAddress());
+            ServerSocket serverSocket = new ServerSocket(listenPort, 50, InetAddress.getLoopbackAddress());
             return new SlowProxy(new InetSocketAddress(host, port), serverSocket);
         }
         catch (IOException e) {
@@ -119,6 +129,37 @@ public final class SlowProxy
     public boolean isRefusing()
     {
         return refusing;
+    }
+
+    /** What happens to what the server sends from now on. */
+    public enum Damage
+    {
+        /** Passed on unchanged. */
+        NONE,
+        /**
+         * Half of the first chunk the server sends on each connection reaches the client, then the connection is reset:
+         * a server killed while it answers.
+         */
+        CUT,
+        /** The last byte of every chunk of more than 1 KB is flipped (past any HTTP headers): damaged bytes. */
+        CORRUPT,
+    }
+
+    public void setDamage(Damage damage)
+    {
+        this.damage = requireNonNull(damage, "damage is null");
+    }
+
+    /** Connections reset mid-answer under {@link Damage#CUT}. */
+    public long cutConnections()
+    {
+        return cutConnections.get();
+    }
+
+    /** Chunks passed on with a flipped byte under {@link Damage#CORRUPT}. */
+    public long corruptedChunks()
+    {
+        return corruptedChunks.get();
     }
 
     /** Connections forwarded to the server so far. */
@@ -252,7 +293,7 @@ public final class SlowProxy
     // no bytes: the end of the stream (a read returns at least one byte)
     private record Chunk(long dueNanos, byte[] bytes) {}
 
-    private static void writeDelayed(BlockingQueue<Chunk> chunks, Socket from, Socket to)
+    private void writeDelayed(BlockingQueue<Chunk> chunks, Socket from, Socket to)
     {
         try {
             OutputStream output = to.getOutputStream();
@@ -266,7 +307,25 @@ public final class SlowProxy
                     to.shutdownOutput();
                     return;
                 }
-                output.write(chunk.bytes());
+                byte[] bytes = chunk.bytes();
+                switch (damage) {
+                    case NONE -> {}
+                    case CUT -> {
+                        output.write(bytes, 0, bytes.length / 2);
+                        output.flush();
+                        cutConnections.incrementAndGet();
+                        reset(to);
+                        closeQuietly(from);
+                        return;
+                    }
+                    case CORRUPT -> {
+                        if (bytes.length > 1024) {
+                            bytes[bytes.length - 1] ^= 0x5A;
+                            corruptedChunks.incrementAndGet();
+                        }
+                    }
+                }
+                output.write(bytes);
                 output.flush();
             }
         }

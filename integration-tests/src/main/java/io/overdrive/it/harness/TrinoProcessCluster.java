@@ -53,6 +53,7 @@ public final class TrinoProcessCluster
     private static final int FIRST_PORT = 20_000;
     private static final int LAST_PORT = 32_000;
     private static final Set<Integer> HANDED_OUT_PORTS = ConcurrentHashMap.newKeySet();
+    private static final int RESERVED_ABOVE = 3;
 
     private final List<TrinoNode> nodes;
     private final Launcher launcher;
@@ -105,6 +106,8 @@ public final class TrinoProcessCluster
         private String heapSize = "1200m";
         private int coordinatorPort;
         private final Map<String, Map<String, String>> catalogs = new LinkedHashMap<>();
+        // node name -> catalog -> properties replacing the catalog's on that node alone
+        private final Map<String, Map<String, Map<String, String>>> nodeCatalogOverrides = new LinkedHashMap<>();
         private final Map<String, String> coordinatorProperties = new LinkedHashMap<>();
         private final Map<String, String> workerProperties = new LinkedHashMap<>();
         private final Map<String, String> exchangeManagerProperties = new LinkedHashMap<>();
@@ -145,6 +148,21 @@ public final class TrinoProcessCluster
             all.put("connector.name", connector);
             all.putAll(properties);
             catalogs.put(name, all);
+            return this;
+        }
+
+        /**
+         * Properties that replace (or add to) catalog {@code name}'s on one node alone ({@code worker-1}, ...): a node
+         * whose catalog file differs from the others', as after a partial roll-out.
+         */
+        public Builder nodeCatalogProperties(String node, String name, Map<String, String> properties)
+        {
+            if (!catalogs.containsKey(name)) {
+                throw new IllegalArgumentException("no catalog " + name + " to override on " + node);
+            }
+            nodeCatalogOverrides.computeIfAbsent(node, _ -> new LinkedHashMap<>())
+                    .computeIfAbsent(name, _ -> new LinkedHashMap<>())
+                    .putAll(properties);
             return this;
         }
 
@@ -300,7 +318,9 @@ public final class TrinoProcessCluster
                     writeProperties(home.resolve("etc/exchange-manager.properties"), exchangeManagerProperties);
                 }
                 for (Map.Entry<String, Map<String, String>> catalog : catalogs.entrySet()) {
-                    writeProperties(home.resolve("etc/catalog/" + catalog.getKey() + ".properties"), catalog.getValue());
+                    Map<String, String> properties = new LinkedHashMap<>(catalog.getValue());
+                    properties.putAll(nodeCatalogOverrides.getOrDefault(name, Map.of()).getOrDefault(catalog.getKey(), Map.of()));
+                    writeProperties(home.resolve("etc/catalog/" + catalog.getKey() + ".properties"), properties);
                 }
             }
             catch (IOException e) {
@@ -435,6 +455,15 @@ public final class TrinoProcessCluster
     public List<TrinoNode> workers()
     {
         return List.copyOf(nodes.subList(1, nodes.size()));
+    }
+
+    /** The running worker named {@code name} ({@code worker-1}, ...). */
+    public TrinoNode worker(String name)
+    {
+        return workers().stream()
+                .filter(worker -> worker.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no worker " + name));
     }
 
     public String jdbcUrl()
@@ -599,25 +628,55 @@ public final class TrinoProcessCluster
     // Below Linux's ephemeral range (32768-60999), from which every outgoing connection takes its local port: a free
     // port picked there can be taken by some connection before the node binds it ("Address already in use"). Never
     // the same port twice in this JVM, since a node binds its ports only seconds after they are picked.
-    // The port above each one is free too and never handed out: a worker's Overdrive peer service listens there
-    // (cache.peer.port-offset=1, its default).
+    // The RESERVED_ABOVE ports above each one are free too and never handed out: a worker's Overdrive peer service
+    // listens there (cache.peer.port-offset, 1 by default; a test may put a catalog's services at 2 or 3, or a proxy
+    // in front of one).
     public static int freePort()
     {
         for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT - 1);
-            if (HANDED_OUT_PORTS.contains(port) || HANDED_OUT_PORTS.contains(port + 1) || !HANDED_OUT_PORTS.add(port)) {
+            int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, LAST_PORT - RESERVED_ABOVE);
+            if (!reserve(port)) {
                 continue;
             }
-            HANDED_OUT_PORTS.add(port + 1);
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
-                    ServerSocket _ = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
-                return socket.getLocalPort();
+            List<ServerSocket> sockets = new ArrayList<>();
+            try {
+                for (int offset = 0; offset <= RESERVED_ABOVE; offset++) {
+                    sockets.add(new ServerSocket(port + offset, 1, InetAddress.getLoopbackAddress()));
+                }
+                return port;
             }
             catch (IOException e) {
                 // taken: try another
             }
+            finally {
+                sockets.forEach(TrinoProcessCluster::closeQuietly);
+            }
         }
         throw new IllegalStateException("No free port between %s and %s".formatted(FIRST_PORT, LAST_PORT));
+    }
+
+    // the port and the ones above it, unless one of them was handed out or reserved already
+    private static synchronized boolean reserve(int port)
+    {
+        for (int offset = 0; offset <= RESERVED_ABOVE; offset++) {
+            if (HANDED_OUT_PORTS.contains(port + offset)) {
+                return false;
+            }
+        }
+        for (int offset = 0; offset <= RESERVED_ABOVE; offset++) {
+            HANDED_OUT_PORTS.add(port + offset);
+        }
+        return true;
+    }
+
+    private static void closeQuietly(ServerSocket socket)
+    {
+        try {
+            socket.close();
+        }
+        catch (IOException ignored) {
+            // a probe
+        }
     }
 
     private static void writeProperties(Path file, Map<String, String> properties)

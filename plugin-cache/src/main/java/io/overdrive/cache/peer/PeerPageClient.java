@@ -122,11 +122,11 @@ public final class PeerPageClient
                 return true;
             }
             case MISS -> stats.recordMiss();
-            case FAILED_TIMEOUT -> fail(service, PeerFailure.TIMEOUT);
-            case FAILED_CONNECTION -> fail(service, PeerFailure.CONNECTION);
-            case FAILED_CHECKSUM -> fail(service, PeerFailure.CHECKSUM);
-            case FAILED_REFUSED -> fail(service, PeerFailure.REFUSED);
-            case FAILED_BUSY -> fail(service, PeerFailure.BUSY);
+            case FAILED_TIMEOUT -> fail(service, PeerFailure.TIMEOUT, nanos);
+            case FAILED_CONNECTION -> fail(service, PeerFailure.CONNECTION, nanos);
+            case FAILED_CHECKSUM -> fail(service, PeerFailure.CHECKSUM, nanos);
+            case FAILED_REFUSED -> fail(service, PeerFailure.REFUSED, nanos);
+            case FAILED_BUSY -> fail(service, PeerFailure.BUSY, nanos);
         }
         return false;
     }
@@ -151,9 +151,9 @@ public final class PeerPageClient
         }
     }
 
-    private void fail(HostAndPort service, PeerFailure failure)
+    private void fail(HostAndPort service, PeerFailure failure, long nanos)
     {
-        stats.recordFailure(failure);
+        stats.recordFailure(failure, nanos);
         if (downUntil.put(service, ticker.getAsLong() + retryAfterNanos) == null) {
             log.warn("Peer %s failed (%s): reading storage instead, and not asking it again for %s", service, failure.name().toLowerCase(java.util.Locale.ENGLISH), new Duration(retryAfterNanos, NANOSECONDS).convertToMostSuccinctTimeUnit());
         }

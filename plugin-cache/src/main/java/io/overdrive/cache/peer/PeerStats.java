@@ -27,6 +27,7 @@ public class PeerStats
     private final AtomicLong busy = new AtomicLong();
     private final AtomicLong skippedPeerDown = new AtomicLong();
     private final TimeStat hitTime = new TimeStat(MILLISECONDS);
+    private final TimeStat failureTime = new TimeStat(MILLISECONDS);
     // serving
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong servedBytes = new AtomicLong();
@@ -51,9 +52,10 @@ public class PeerStats
         misses.incrementAndGet();
     }
 
-    void recordFailure(PeerFailure failure)
+    void recordFailure(PeerFailure failure, long nanos)
     {
         reads.incrementAndGet();
+        failureTime.add(nanos, NANOSECONDS);
         switch (failure) {
             case TIMEOUT -> timeouts.incrementAndGet();
             case CONNECTION -> connectionFailures.incrementAndGet();
@@ -164,6 +166,13 @@ public class PeerStats
     public TimeStat getHitTime()
     {
         return hitTime;
+    }
+
+    @Managed
+    @Nested
+    public TimeStat getFailureTime()
+    {
+        return failureTime;
     }
 
     @Managed(description = "Peer requests this worker answered with the bytes asked for")

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,6 +45,7 @@ final class ObjectStoreBehaviour
     private final AtomicLong getRequests = new AtomicLong();
     private final AtomicLong getBytes = new AtomicLong();
     private final AtomicLong slowDowns = new AtomicLong();
+    private final DistinctRanges distinct = new DistinctRanges();
     private volatile FirstByte firstByte = new FirstByte(0, 0, 0);
     // every n-th GET is refused (0: none), counted over all GETs
     private volatile int slowDownEvery;
@@ -126,6 +128,17 @@ final class ObjectStoreBehaviour
         return getBytes.get();
     }
 
+    /** The distinct object bytes sent since the last {@link #resetDistinct()}: each byte of each object once. */
+    long distinctBytes()
+    {
+        return distinct.bytes();
+    }
+
+    void resetDistinct()
+    {
+        distinct.reset();
+    }
+
     long slowDowns()
     {
         return slowDowns.get();
@@ -180,14 +193,40 @@ final class ObjectStoreBehaviour
                 log.flush();
             }
         });
-        return sending(blob, bandwidth, getBytes);
+        String object = container + "/" + name;
+        long start = rangeStart(container, name, options);
+        return sending(blob, bandwidth, getBytes, (offset, length) -> distinct.add(object, start + offset, start + offset + length));
+    }
+
+    // where the (one) range asked for starts: "a-b" and "a-" at a, the last n bytes ("-n") at the size less n
+    private long rangeStart(String container, String name, GetOptions options)
+    {
+        List<String> ranges = options.getRanges();
+        if (ranges.isEmpty()) {
+            return 0;
+        }
+        if (ranges.size() > 1) {
+            throw new IllegalArgumentException("more than one range asked for: " + ranges);
+        }
+        String range = ranges.getFirst();
+        if (range.startsWith("-")) {
+            long size = delegate().blobMetadata(container, name).getSize();
+            return Math.max(0, size - Long.parseLong(range.substring(1)));
+        }
+        return Long.parseLong(range.substring(0, range.indexOf('-')));
+    }
+
+    /** Where bytes sent lie in the range sent: {@code offset} from its start, {@code length} of them. */
+    private interface Sent
+    {
+        void sent(long offset, long length);
     }
 
     // the object's bytes, counted in sent as the server reads them to send them (a GET whose client went away stops
     // being sent, and counted, at its next write), no faster than the limiter, if any, lets all reads together send
     // them. A new blob around the same metadata: setting another payload on the provider's blob would close the payload
     // being wrapped
-    private static Blob sending(Blob blob, Optional<RateLimiter> limiter, AtomicLong sent)
+    private static Blob sending(Blob blob, Optional<RateLimiter> limiter, AtomicLong sent, Sent where)
     {
         BlobImpl sending = new BlobImpl(blob.getMetadata());
         sending.setPayload(new DelegatingPayload(blob.getPayload())
@@ -196,14 +235,14 @@ final class ObjectStoreBehaviour
             public InputStream openStream()
                     throws IOException
             {
-                return new SendingInputStream(super.openStream(), limiter, sent);
+                return new SendingInputStream(super.openStream(), limiter, sent, where);
             }
 
             @Override
             @SuppressWarnings("deprecation")
             public InputStream getInput()
             {
-                return new SendingInputStream(super.getInput(), limiter, sent);
+                return new SendingInputStream(super.getInput(), limiter, sent, where);
             }
         });
         sending.setAllHeaders(blob.getAllHeaders());
@@ -218,12 +257,15 @@ final class ObjectStoreBehaviour
 
         private final Optional<RateLimiter> limiter;
         private final AtomicLong sent;
+        private final Sent where;
+        private long position;
 
-        SendingInputStream(InputStream in, Optional<RateLimiter> limiter, AtomicLong sent)
+        SendingInputStream(InputStream in, Optional<RateLimiter> limiter, AtomicLong sent, Sent where)
         {
             super(in);
             this.limiter = limiter;
             this.sent = sent;
+            this.where = where;
         }
 
         @Override
@@ -234,6 +276,8 @@ final class ObjectStoreBehaviour
             if (value >= 0) {
                 limiter.ifPresent(rate -> rate.acquire(1));
                 sent.incrementAndGet();
+                where.sent(position, 1);
+                position++;
             }
             return value;
         }
@@ -246,6 +290,8 @@ final class ObjectStoreBehaviour
             if (read > 0) {
                 limiter.ifPresent(rate -> rate.acquire(read));
                 sent.addAndGet(read);
+                where.sent(position, read);
+                position += read;
             }
             return read;
         }

@@ -45,7 +45,9 @@ import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
  * <li>{@code get-requests} answers {@code answer get-requests = <n>}, the object GETs served (each range request is
  * one); {@code get-bytes} answers {@code answer get-bytes = <n>}, the object bytes they sent, counted as they are sent
  * (a GET whose client went away counts what was sent until then); {@code slow-downs} answers
- * {@code answer slow-downs = <n>}, the GETs refused.</li>
+ * {@code answer slow-downs = <n>}, the GETs refused;</li>
+ * <li>{@code distinct-bytes} answers {@code answer distinct-bytes = <n>}, the distinct object bytes sent since the
+ * server started or since {@code distinct-reset}: each byte of each object counted once however often it was sent.</li>
  * </ul>
  * The server answers {@code applied <line>} to every command it has applied.
  * <p>
@@ -165,6 +167,8 @@ public final class S3Server
                     case "get-requests" -> System.out.println("answer " + line + " = " + behaviour.getRequests());
                     case "get-bytes" -> System.out.println("answer " + line + " = " + behaviour.getBytes());
                     case "slow-downs" -> System.out.println("answer " + line + " = " + behaviour.slowDowns());
+                    case "distinct-bytes" -> System.out.println("answer " + line + " = " + behaviour.distinctBytes());
+                    case "distinct-reset" -> behaviour.resetDistinct();
                     default -> {
                         System.out.println("unknown command: " + line);
                         continue;

@@ -58,6 +58,25 @@ class TestObjectStoreBehaviour
                 assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOf(data, 100_000));
             }
             assertThat(store.getBytes()).isEqualTo(500_000);
+
+            // distinct bytes: [1000, 301000) and [0, 100000) twice are 301,000 distinct of the 500,000 sent
+            assertThat(store.distinctBytes()).isEqualTo(301_000);
+            // the last 50,000 bytes of the object, read to the end, then 10 of the same again from another start
+            try (InputStream in = store.getBlob("bucket", "object", new GetOptions().tail(50_000)).getPayload().openStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, data.length - 50_000, data.length));
+            }
+            try (InputStream in = store.getBlob("bucket", "object", new GetOptions().startAt(data.length - 10)).getPayload().openStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(data, data.length - 10, data.length));
+            }
+            assertThat(store.getBytes()).isEqualTo(550_010);
+            assertThat(store.distinctBytes()).isEqualTo(351_000);
+            store.resetDistinct();
+            assertThat(store.distinctBytes()).isZero();
+            // a whole object
+            try (InputStream in = store.getBlob("bucket", "object").getPayload().openStream()) {
+                assertThat(in.readAllBytes()).isEqualTo(data);
+            }
+            assertThat(store.distinctBytes()).isEqualTo(data.length);
         }
     }
 
