@@ -210,6 +210,23 @@ final class Scenarios
     }
 
     // each worker's splits finished so far, every query and catalog (Trino's task executor)
+    // reads, hits, hit bytes, misses, failures, skipped: the catalog's PeerStats summed over the workers
+    private long[] peerReads(String catalog)
+    {
+        String pattern = "io.overdrive.cache.peer:type=PeerStats,name=%s,*".formatted(catalog);
+        long failed = 0;
+        for (String failure : List.of("Timeouts", "ConnectionFailures", "ChecksumFailures", "Refused", "Busy")) {
+            failed += trino.sumOverWorkers(pattern, failure);
+        }
+        return new long[] {
+                trino.sumOverWorkers(pattern, "Reads"),
+                trino.sumOverWorkers(pattern, "Hits"),
+                trino.sumOverWorkers(pattern, "HitBytes"),
+                trino.sumOverWorkers(pattern, "Misses"),
+                failed,
+                trino.sumOverWorkers(pattern, "SkippedPeerDown")};
+    }
+
     private static Map<String, Long> finishedSplits(List<TrinoProcessCluster.TrinoNode> workers)
     {
         Map<String, Long> splits = new LinkedHashMap<>();
@@ -299,6 +316,7 @@ final class Scenarios
                 if (phase == COLD) {
                     storage.resetDistinctBytes();
                 }
+                long[] peersBefore = peerReads(catalog);
                 Map<String, Long> splitsBefore = joined == null ? Map.of() : finishedSplits(trino.workers());
                 HostLoad.Snapshot hostBefore = HostLoad.read();
                 long start = System.nanoTime();
@@ -317,6 +335,13 @@ final class Scenarios
                     long joinedSplits = splitsAfter.get(joined.name()) - splitsBefore.getOrDefault(joined.name(), 0L);
                     note(scenario, "%s: %s ran %d of the %d splits (%.0f%%; an even share is %.0f%%)".formatted(label, joined.name(), joinedSplits, all,
                             all == 0 ? 0 : 100.0 * joinedSplits / all, 100.0 / splitsAfter.size()));
+                }
+                long[] peers = peerReads(catalog);
+                if (peers[0] > peersBefore[0]) {
+                    // the catalog's peer reads over the pass (a catalog without them has none)
+                    note(scenario, "%s: peer reads %,d: %,d hits (%s), %,d not cached, %,d failed, %,d skipped (peer down)".formatted(label,
+                            peers[0] - peersBefore[0], peers[1] - peersBefore[1], DemoReport.bytes(peers[2] - peersBefore[2]), peers[3] - peersBefore[3],
+                            peers[4] - peersBefore[4], peers[5] - peersBefore[5]));
                 }
                 if (phase == COLD) {
                     OptionalLong distinct = storage.distinctBytes();
