@@ -27,7 +27,7 @@ import static java.util.Objects.requireNonNull;
  * {@link #setDelay}: every chunk read from the server is written to the client that long after it arrived (latency,
  * not a bandwidth limit: chunks in flight keep their order and do not add up their delays). Zero passes through.
  * {@link #setRefusing refusing} drops the open connections and resets every new one at once, as a server that is down.
- * {@link #setDamage Damage} stands for a server that dies while it answers or sends damaged bytes.
+ * {@link #setDamage Damage} stands for a server that dies while it answers.
  * One virtual thread per direction of every connection.
  */
 public final class SlowProxy
@@ -45,7 +45,6 @@ public final class SlowProxy
     private volatile boolean refusing;
     private volatile Damage damage = Damage.NONE;
     private final AtomicLong cutConnections = new AtomicLong();
-    private final AtomicLong corruptedChunks = new AtomicLong();
     private volatile boolean closed;
 
     private SlowProxy(InetSocketAddress target, ServerSocket serverSocket)
@@ -141,8 +140,6 @@ public final class SlowProxy
          * a server killed while it answers.
          */
         CUT,
-        /** The last byte of every chunk of more than 1 KB is flipped (past any HTTP headers): damaged bytes. */
-        CORRUPT,
     }
 
     public void setDamage(Damage damage)
@@ -154,12 +151,6 @@ public final class SlowProxy
     public long cutConnections()
     {
         return cutConnections.get();
-    }
-
-    /** Chunks passed on with a flipped byte under {@link Damage#CORRUPT}. */
-    public long corruptedChunks()
-    {
-        return corruptedChunks.get();
     }
 
     /** Connections forwarded to the server so far. */
@@ -317,12 +308,6 @@ public final class SlowProxy
                         reset(to);
                         closeQuietly(from);
                         return;
-                    }
-                    case CORRUPT -> {
-                        if (bytes.length > 1024) {
-                            bytes[bytes.length - 1] ^= 0x5A;
-                            corruptedChunks.incrementAndGet();
-                        }
                     }
                 }
                 output.write(bytes);
