@@ -109,7 +109,7 @@ public class OverdriveFileSystemCache
         }
         if (sharedScans.isPresent()) {
             try {
-                peers = PeerService.start(catalogName.toString(), peerConfig, peerStats, pageCache, nodeManager.getCurrentNode().getHostAndPort());
+                peers = PeerService.start(catalogName.toString(), peerConfig, peerStats, pageCache, sharedScans.get(), nodeManager.getCurrentNode().getHostAndPort());
             }
             catch (RuntimeException e) {
                 sharedScans.get().close();

@@ -210,7 +210,8 @@ final class Scenarios
     }
 
     // each worker's splits finished so far, every query and catalog (Trino's task executor)
-    // reads, hits, hit bytes, misses, failures, skipped: the catalog's PeerStats summed over the workers
+    // reads, hits, hit bytes, misses, failures, skipped, waits for a peer's storage read: the catalog's PeerStats summed
+    // over the workers
     private long[] peerReads(String catalog)
     {
         String pattern = "io.overdrive.cache.peer:type=PeerStats,name=%s,*".formatted(catalog);
@@ -224,7 +225,8 @@ final class Scenarios
                 trino.sumOverWorkers(pattern, "HitBytes"),
                 trino.sumOverWorkers(pattern, "Misses"),
                 failed,
-                trino.sumOverWorkers(pattern, "SkippedPeerDown")};
+                trino.sumOverWorkers(pattern, "SkippedPeerDown"),
+                trino.sumOverWorkers(pattern, "FetchWaits")};
     }
 
     private static Map<String, Long> finishedSplits(List<TrinoProcessCluster.TrinoNode> workers)
@@ -317,6 +319,7 @@ final class Scenarios
                     storage.resetDistinctBytes();
                 }
                 long[] peersBefore = peerReads(catalog);
+                Map<String, WorkerReads> workerReadsBefore = WorkerReads.read(trino, catalog);
                 Map<String, Long> splitsBefore = joined == null ? Map.of() : finishedSplits(trino.workers());
                 HostLoad.Snapshot hostBefore = HostLoad.read();
                 long start = System.nanoTime();
@@ -339,9 +342,14 @@ final class Scenarios
                 long[] peers = peerReads(catalog);
                 if (peers[0] > peersBefore[0]) {
                     // the catalog's peer reads over the pass (a catalog without them has none)
-                    note(scenario, "%s: peer reads %,d: %,d hits (%s), %,d not cached, %,d failed, %,d skipped (peer down)".formatted(label,
+                    note(scenario, "%s: peer reads %,d: %,d hits (%s), %,d not cached, %,d failed, %,d skipped (peer down); %,d waited for the peer's storage read".formatted(label,
                             peers[0] - peersBefore[0], peers[1] - peersBefore[1], DemoReport.bytes(peers[2] - peersBefore[2]), peers[3] - peersBefore[3],
-                            peers[4] - peersBefore[4], peers[5] - peersBefore[5]));
+                            peers[4] - peersBefore[4], peers[5] - peersBefore[5], peers[6] - peersBefore[6]));
+                }
+                String workerReads = WorkerReads.describe(workerReadsBefore, WorkerReads.read(trino, catalog));
+                if (!workerReads.isEmpty()) {
+                    // where the storage reads of a catalog with shared scans were made, and what may have made a reader fetch again
+                    note(scenario, "%s: storage fetches by worker: %s".formatted(label, workerReads));
                 }
                 if (phase == COLD) {
                     OptionalLong distinct = storage.distinctBytes();

@@ -35,6 +35,7 @@ public class PeerConfig
     public static final String MAX_READ_SIZE = "cache.peer.max-read-size";
     public static final String SERVER_THREADS = "cache.peer.server-threads";
     public static final String LOAD_POLL_INTERVAL = "cache.peer.load-poll-interval";
+    public static final String FETCH_WAIT = "cache.peer.fetch-wait";
 
     // an HMAC-SHA256 key shorter than this is guessable; Trino asks nothing of its internal secret, we do
     static final int MIN_SECRET_LENGTH = 16;
@@ -47,6 +48,7 @@ public class PeerConfig
     private DataSize maxReadSize = DataSize.of(16, MEGABYTE);
     private int serverThreads = 4;
     private Duration loadPollInterval = new Duration(500, MILLISECONDS);
+    private Duration fetchWait = new Duration(1, SECONDS);
 
     public Optional<String> getSharedSecret()
     {
@@ -126,7 +128,7 @@ public class PeerConfig
     }
 
     @Config(RETRY_AFTER)
-    @ConfigDescription("A peer that failed (unreachable, too slow, damaged bytes, refused) is not asked again for this long")
+    @ConfigDescription("A peer that failed (unreachable, damaged bytes, refused) is not asked again for this long; one that timed out or was busy is skipped for 1s, doubling with each further timeout in a row up to this")
     public PeerConfig setRetryAfter(Duration retryAfter)
     {
         this.retryAfter = retryAfter;
@@ -177,6 +179,22 @@ public class PeerConfig
     public PeerConfig setLoadPollInterval(Duration loadPollInterval)
     {
         this.loadPollInterval = loadPollInterval;
+        return this;
+    }
+
+    @NotNull
+    @MinDuration(value = "0s", message = "cache.peer.fetch-wait must not be negative")
+    @MaxDuration(value = "1m", message = "cache.peer.fetch-wait must be at most 1m")
+    public Duration getFetchWait()
+    {
+        return fetchWait;
+    }
+
+    @Config(FETCH_WAIT)
+    @ConfigDescription("How long a worker waits for a peer's storage read of the bytes it asked for, when the peer is reading them right now, before it reads storage itself; 0s: never waits")
+    public PeerConfig setFetchWait(Duration fetchWait)
+    {
+        this.fetchWait = fetchWait;
         return this;
     }
 }

@@ -23,19 +23,26 @@ import java.util.function.LongSupplier;
 
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
  * Asks a peer worker's service ({@link PeerPageServer}) for bytes of a file, with Airlift's HTTP client (Jetty), as
  * Trino's nodes talk to each other. An answer is used only when it carries every byte asked for and each chunk matches
  * its checksum. Whatever else happens (no answer within {@code cache.peer.read-timeout}, a refused, busy or damaged
- * answer, a lost connection) the read returns false and the caller reads storage; a peer that failed is not asked again
- * for {@code cache.peer.retry-after}. A peer that does not hold the bytes is not a failure.
+ * answer, a lost connection) the read returns false and the caller reads storage. A peer that refused, was unreachable or
+ * sent damaged bytes is not asked again for {@code cache.peer.retry-after}; one that timed out or was busy is a peer
+ * under load more often than a dead one, so it is skipped for {@link #FIRST_BACKOFF}, twice as long after each further
+ * timeout in a row, at most {@code cache.peer.retry-after}: a busy worker's cached pages stay in use once it answers
+ * again. A peer that does not hold the bytes is not a failure, and an answer ends its run of timeouts.
  */
 public final class PeerPageClient
         implements PeerReads, Closeable
 {
     private static final Logger log = Logger.get(PeerPageClient.class);
+    // how long a peer that timed out or was busy is skipped, the first time in a row
+    static final Duration FIRST_BACKOFF = new Duration(1, SECONDS);
 
     private final HttpClient client;
     private final boolean ownsClient;
@@ -45,9 +52,10 @@ public final class PeerPageClient
     private final long maxReadSize;
     private final long readTimeoutNanos;
     private final long retryAfterNanos;
+    private final long fetchWaitMillis;
     private final LongSupplier ticker;
     // peers that failed, until when they are not asked
-    private final Map<HostAndPort, Long> downUntil = new ConcurrentHashMap<>();
+    private final Map<HostAndPort, Down> downUntil = new ConcurrentHashMap<>();
 
     public PeerPageClient(PeerAuth auth, PeerConfig config, PeerStats stats)
     {
@@ -70,6 +78,7 @@ public final class PeerPageClient
         this.maxReadSize = config.getMaxReadSize().toBytes();
         this.readTimeoutNanos = config.getReadTimeout().roundTo(NANOSECONDS);
         this.retryAfterNanos = config.getRetryAfter().roundTo(NANOSECONDS);
+        this.fetchWaitMillis = config.getFetchWait().toMillis();
         this.ticker = requireNonNull(ticker, "ticker is null");
     }
 
@@ -93,13 +102,10 @@ public final class PeerPageClient
         }
         for (HostAddress peer : peers) {
             HostAndPort service = HostAndPort.fromParts(peer.getHostText(), peer.getPort() + portOffset);
-            Long until = downUntil.get(service);
-            if (until != null) {
-                if (ticker.getAsLong() - until < 0) {
-                    stats.recordSkippedPeerDown();
-                    continue;
-                }
-                downUntil.remove(service, until);
+            Down down = downUntil.get(service);
+            if (down != null && ticker.getAsLong() - down.until() < 0) {
+                stats.recordSkippedPeerDown();
+                continue;
             }
             return readFrom(service, fileId, pageSize, start, target, targetOffset, length);
         }
@@ -114,14 +120,33 @@ public final class PeerPageClient
                 .setHeader("Authorization", auth.sign(pathAndQuery))
                 .build();
         long begin = ticker.getAsLong();
-        Outcome outcome = client.execute(request, new Answer(target, targetOffset, length, System.nanoTime()));
+        Outcome outcome = client.execute(request, new Answer(target, targetOffset, length, System.nanoTime(), readTimeoutNanos));
+        if (outcome == Outcome.MISS_FETCHING && fetchWaitMillis > 0) {
+            // the peer is reading these bytes from storage now: waiting for that read costs less than a read of our own,
+            // which would send the same bytes twice. The peer answers within the wait; a stalled one costs the read
+            // timeout past it
+            stats.recordFetchWait();
+            String waiting = PeerProtocol.pathAndQuery(fileId, pageSize, start, length, fetchWaitMillis);
+            long timeoutNanos = readTimeoutNanos + MILLISECONDS.toNanos(fetchWaitMillis);
+            outcome = client.execute(Request.Builder.prepareGet()
+                            .setUri(URI.create("http://" + service + waiting))
+                            .setHeader("Authorization", auth.sign(waiting))
+                            .setRequestTimeout(new Duration(timeoutNanos, NANOSECONDS))
+                            .build(),
+                    new Answer(target, targetOffset, length, System.nanoTime(), timeoutNanos));
+        }
         long nanos = ticker.getAsLong() - begin;
         switch (outcome) {
             case HIT -> {
                 stats.recordHit(length, nanos);
+                // it answers: its run of timeouts, if any, is over
+                downUntil.remove(service);
                 return true;
             }
-            case MISS -> stats.recordMiss();
+            case MISS, MISS_FETCHING -> {
+                stats.recordMiss();
+                downUntil.remove(service);
+            }
             case FAILED_TIMEOUT -> fail(service, PeerFailure.TIMEOUT, nanos);
             case FAILED_CONNECTION -> fail(service, PeerFailure.CONNECTION, nanos);
             case FAILED_CHECKSUM -> fail(service, PeerFailure.CHECKSUM, nanos);
@@ -144,7 +169,7 @@ public final class PeerPageClient
                 .setHeader("Authorization", auth.sign(pathAndQuery))
                 .build();
         try {
-            client.execute(request, new Answer(new byte[1], 0, 1, System.nanoTime()));
+            client.execute(request, new Answer(new byte[1], 0, 1, System.nanoTime(), readTimeoutNanos));
         }
         catch (RuntimeException e) {
             log.debug(e, "Warming up the peer client on %s failed", service);
@@ -154,10 +179,25 @@ public final class PeerPageClient
     private void fail(HostAndPort service, PeerFailure failure, long nanos)
     {
         stats.recordFailure(failure, nanos);
-        if (downUntil.put(service, ticker.getAsLong() + retryAfterNanos) == null) {
-            log.warn("Peer %s failed (%s): reading storage instead, and not asking it again for %s", service, failure.name().toLowerCase(java.util.Locale.ENGLISH), new Duration(retryAfterNanos, NANOSECONDS).convertToMostSuccinctTimeUnit());
+        long now = ticker.getAsLong();
+        boolean underLoad = failure == PeerFailure.TIMEOUT || failure == PeerFailure.BUSY;
+        Down down = downUntil.compute(service, (_, previous) -> {
+            if (!underLoad) {
+                return new Down(now + retryAfterNanos, 0);
+            }
+            // the first timeout in a row, or the next one after the peer was asked again
+            int inARow = previous == null ? 1 : previous.timeoutsInARow() + 1;
+            long backoff = FIRST_BACKOFF.roundTo(NANOSECONDS) << Math.min(inARow - 1, 30);
+            return new Down(now + Math.min(retryAfterNanos, backoff), inARow);
+        });
+        if (down.timeoutsInARow() <= 1) {
+            log.warn("Peer %s failed (%s): reading storage instead, and not asking it again for %s", service, failure.name().toLowerCase(java.util.Locale.ENGLISH),
+                    new Duration(down.until() - now, NANOSECONDS).convertToMostSuccinctTimeUnit());
         }
     }
+
+    /** A peer not asked until {@code until} (the ticker's time), after {@code timeoutsInARow} timeouts in a row (0: another failure). */
+    private record Down(long until, int timeoutsInARow) {}
 
     @Override
     public void close()
@@ -169,7 +209,7 @@ public final class PeerPageClient
 
     private enum Outcome
     {
-        HIT, MISS, FAILED_TIMEOUT, FAILED_CONNECTION, FAILED_CHECKSUM, FAILED_REFUSED, FAILED_BUSY
+        HIT, MISS, MISS_FETCHING, FAILED_TIMEOUT, FAILED_CONNECTION, FAILED_CHECKSUM, FAILED_REFUSED, FAILED_BUSY
     }
 
     private final class Answer
@@ -179,13 +219,15 @@ public final class PeerPageClient
         private final int offset;
         private final int length;
         private final long begin;
+        private final long timeoutNanos;
 
-        Answer(byte[] target, int offset, int length, long begin)
+        Answer(byte[] target, int offset, int length, long begin, long timeoutNanos)
         {
             this.target = target;
             this.offset = offset;
             this.length = length;
             this.begin = begin;
+            this.timeoutNanos = timeoutNanos;
         }
 
         @Override
@@ -198,7 +240,7 @@ public final class PeerPageClient
                     return Outcome.FAILED_TIMEOUT;
                 }
             }
-            return System.nanoTime() - begin >= readTimeoutNanos ? Outcome.FAILED_TIMEOUT : Outcome.FAILED_CONNECTION;
+            return System.nanoTime() - begin >= timeoutNanos ? Outcome.FAILED_TIMEOUT : Outcome.FAILED_CONNECTION;
         }
 
         @Override
@@ -209,7 +251,7 @@ public final class PeerPageClient
                     // below
                 }
                 case 404 -> {
-                    return Outcome.MISS;
+                    return "true".equals(response.getHeader(PeerProtocol.FETCHING_HEADER)) ? Outcome.MISS_FETCHING : Outcome.MISS;
                 }
                 case 401, 400 -> {
                     return Outcome.FAILED_REFUSED;

@@ -41,6 +41,7 @@ import static com.google.common.util.concurrent.MoreExecutors.shutdownAndAwaitTe
 import static io.airlift.concurrent.Threads.daemonThreadsNamed;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 
 /**
@@ -49,6 +50,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
  * cache's own read, which checks every chunk's stored checksum: a damaged page is a miss, never sent. At most
  * {@code cache.peer.server-threads} requests are served at once, each of at most {@code cache.peer.max-read-size}
  * bytes; more are refused as busy, and their askers read storage.
+ * <p>
+ * A request for bytes this worker is reading from storage right now ({@link PagesInFlight}) is answered "not cached,
+ * fetching"; asked again with a wait, the service waits at most that long for the read and serves its bytes, so that
+ * workers reading the same new file at once read it from storage once.
  */
 public final class PeerPageServer
         implements Closeable
@@ -56,6 +61,7 @@ public final class PeerPageServer
     private static final Logger log = Logger.get(PeerPageServer.class);
 
     private final PageCache cache;
+    private final PagesInFlight inFlight;
     private final PeerAuth auth;
     private final PeerStats stats;
     private final long maxReadSize;
@@ -72,7 +78,7 @@ public final class PeerPageServer
      */
     public PeerPageServer(InetSocketAddress address, PageCache cache, PeerAuth auth, PeerConfig config, PeerStats stats)
     {
-        this(address, cache, WorkerLoadSource.NONE, auth, config, stats);
+        this(address, cache, PagesInFlight.NONE, WorkerLoadSource.NONE, auth, config, stats);
     }
 
     /**
@@ -80,7 +86,17 @@ public final class PeerPageServer
      */
     public PeerPageServer(InetSocketAddress address, PageCache cache, WorkerLoadSource load, PeerAuth auth, PeerConfig config, PeerStats stats)
     {
+        this(address, cache, PagesInFlight.NONE, load, auth, config, stats);
+    }
+
+    /**
+     * @param inFlight this worker's storage reads in flight, which a request may wait for
+     * @param load what this worker answers the placer's load requests with
+     */
+    public PeerPageServer(InetSocketAddress address, PageCache cache, PagesInFlight inFlight, WorkerLoadSource load, PeerAuth auth, PeerConfig config, PeerStats stats)
+    {
         this.cache = requireNonNull(cache, "cache is null");
+        this.inFlight = requireNonNull(inFlight, "inFlight is null");
         this.load = requireNonNull(load, "load is null");
         this.auth = requireNonNull(auth, "auth is null");
         this.stats = requireNonNull(stats, "stats is null");
@@ -194,7 +210,14 @@ public final class PeerPageServer
         if (start < 0 || length <= 0 || length > maxReadSize) {
             throw new IllegalArgumentException("Bad range: %s bytes from %s (at most %s bytes, cache.peer.max-read-size)".formatted(length, start, maxReadSize));
         }
-        return new Read(fileId, start, length);
+        long waitMillis = 0;
+        if (parameters.containsKey("wait")) {
+            waitMillis = Long.parseLong(parameter(parameters, "wait"));
+            if (waitMillis < 0 || waitMillis > PeerProtocol.MAX_WAIT_MILLIS) {
+                throw new IllegalArgumentException("Bad wait: %s ms (at most %s)".formatted(waitMillis, PeerProtocol.MAX_WAIT_MILLIS));
+            }
+        }
+        return new Read(fileId, start, length, waitMillis);
     }
 
     private static String parameter(Map<String, List<String>> parameters, String name)
@@ -209,8 +232,22 @@ public final class PeerPageServer
     private void serve(ChannelHandlerContext context, Read read, boolean keepAlive)
     {
         byte[] data;
+        boolean fetching = false;
         try {
             data = readCached(read);
+            if (data == null && read.waitMillis() > 0) {
+                data = readFetched(read);
+                if (data != null) {
+                    stats.recordServedAfterFetch();
+                }
+            }
+            else if (data == null) {
+                fetching = isFetching(read);
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            data = null;
         }
         catch (RuntimeException e) {
             log.warn(e, "Serving a peer's read of %s failed", read.fileId());
@@ -218,7 +255,12 @@ public final class PeerPageServer
         }
         if (data == null) {
             stats.recordServedMiss();
-            respond(context, HttpResponseStatus.NOT_FOUND, "not cached", keepAlive);
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND, Unpooled.copiedBuffer(fetching ? "not cached, fetching" : "not cached", UTF_8));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+            if (fetching) {
+                response.headers().set(PeerProtocol.FETCHING_HEADER, "true");
+            }
+            send(context, response, keepAlive);
             return;
         }
         byte[] checksums = PeerProtocol.checksums(data, 0, data.length);
@@ -249,6 +291,56 @@ public final class PeerPageServer
         return data;
     }
 
+    // whether every page of the read this worker does not hold is being read from storage here now
+    private boolean isFetching(Read read)
+    {
+        int pageSize = cache.pageSize();
+        long end = read.start() + read.length();
+        boolean any = false;
+        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
+            PageId pageId = new PageId(read.fileId(), page);
+            long pageStart = page * pageSize;
+            long from = Math.max(read.start(), pageStart);
+            int length = (int) (Math.min(end, pageStart + pageSize) - from);
+            if (cache.contains(pageId, (int) (from - pageStart), (int) (from - pageStart) + length)) {
+                continue;
+            }
+            if (!inFlight.fetching(pageId)) {
+                return false;
+            }
+            any = true;
+        }
+        return any;
+    }
+
+    // every byte asked for, each page from the cache or, waiting at most the read's wait in all, from this worker's storage
+    // read of it in flight; null when one cannot be had
+    private byte[] readFetched(Read read)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + MILLISECONDS.toNanos(read.waitMillis());
+        int pageSize = cache.pageSize();
+        byte[] data = new byte[read.length()];
+        long end = read.start() + read.length();
+        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
+            PageId pageId = new PageId(read.fileId(), page);
+            long pageStart = page * pageSize;
+            long from = Math.max(read.start(), pageStart);
+            int length = (int) (Math.min(end, pageStart + pageSize) - from);
+            int targetOffset = (int) (from - read.start());
+            int pageOffset = (int) (from - pageStart);
+            if (cache.read(pageId, pageOffset, length, data, targetOffset) == length) {
+                continue;
+            }
+            if (!inFlight.awaitFetched(pageId, pageOffset, length, data, targetOffset, Math.max(0, deadline - System.nanoTime()))
+                    // the read may have completed, cached the page and left between the two looks
+                    && cache.read(pageId, pageOffset, length, data, targetOffset) != length) {
+                return null;
+            }
+        }
+        return data;
+    }
+
     private static void respond(ChannelHandlerContext context, HttpResponseStatus status, String message, boolean keepAlive)
     {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.copiedBuffer(message, UTF_8));
@@ -266,5 +358,5 @@ public final class PeerPageServer
         }
     }
 
-    private record Read(String fileId, long start, int length) {}
+    private record Read(String fileId, long start, int length, long waitMillis) {}
 }

@@ -14,7 +14,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * version: another version of the file is another key), as cached in pages of {@code P} bytes. The answer (200) is the
  * CRC32C of each {@link PageFrame#CHUNK_SIZE} chunk of the bytes (4 bytes each, big-endian), then the bytes; 404 when
  * the peer does not hold all of them, 401 when the request is not signed with the catalog's secret, 400 for a request
- * it cannot serve (another page size, too long), 503 when busy.
+ * it cannot serve (another page size, too long), 503 when busy. A 404 whose missing pages the peer is reading from
+ * storage right now says so ({@link #FETCHING_HEADER}); the asker may then ask again with {@code &wait=W}, and the peer
+ * waits at most {@code W} milliseconds for that read before it answers.
  * <p>
  * The coordinator's placer asks every worker {@code GET /v1/overdrive/load}, signed the same way: the answer (200,
  * text) is the worker's leaf splits started and not finished, a space, and the splits it has finished
@@ -25,12 +27,21 @@ final class PeerProtocol
     static final String PATH = "/v1/overdrive/pages";
     static final String LOAD_PATH = "/v1/overdrive/load";
     static final String CONTENT_TYPE = "application/x-overdrive-pages";
+    static final String FETCHING_HEADER = "X-Overdrive-Fetching";
+    // the longest wait a request may ask for
+    static final long MAX_WAIT_MILLIS = 60_000;
 
     private PeerProtocol() {}
 
     static String pathAndQuery(String fileId, int pageSize, long start, int length)
     {
         return PATH + "?file=" + URLEncoder.encode(fileId, UTF_8) + "&pageSize=" + pageSize + "&start=" + start + "&length=" + length;
+    }
+
+    /** A request that lets the peer wait at most {@code waitMillis} for its storage read of the bytes in flight. */
+    static String pathAndQuery(String fileId, int pageSize, long start, int length, long waitMillis)
+    {
+        return pathAndQuery(fileId, pageSize, start, length) + "&wait=" + waitMillis;
     }
 
     static int chunks(int length)

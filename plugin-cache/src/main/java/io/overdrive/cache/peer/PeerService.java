@@ -39,6 +39,14 @@ public final class PeerService
      */
     public static Optional<PeerService> start(String catalog, PeerConfig config, PeerStats stats, PageCache cache, HostAddress self)
     {
+        return start(catalog, config, stats, cache, PagesInFlight.NONE, self);
+    }
+
+    /**
+     * @param inFlight this worker's storage reads in flight, which a peer asking for their bytes may wait for
+     */
+    public static Optional<PeerService> start(String catalog, PeerConfig config, PeerStats stats, PageCache cache, PagesInFlight inFlight, HostAddress self)
+    {
         if (!config.isEnabled()) {
             log.info("Catalog %s: peer reads are off, so each worker reads storage for the pages it does not cache even when another worker caches them. " +
                     "To turn them on, set %s to the same secret on every node (for example %s=${ENV:OVERDRIVE_PEER_SECRET})", catalog, PeerConfig.SHARED_SECRET, PeerConfig.SHARED_SECRET);
@@ -46,7 +54,7 @@ public final class PeerService
         }
         PeerAuth auth = new PeerAuth(config.getSharedSecret().orElseThrow(), InstantSource.system());
         InetSocketAddress address = new InetSocketAddress(config.getBindAddress(), self.getPort() + config.getPortOffset());
-        PeerPageServer server = new PeerPageServer(address, cache, WorkerLoadSource.taskExecutor(), auth, config, stats);
+        PeerPageServer server = new PeerPageServer(address, cache, inFlight, WorkerLoadSource.taskExecutor(), auth, config, stats);
         log.info("Catalog %s: serving cached pages to peers on %s:%s", catalog, config.getBindAddress(), server.port());
         PeerPageClient client = new PeerPageClient(auth, config, stats);
         String host = config.getBindAddress().equals("0.0.0.0") ? self.getHostText() : config.getBindAddress();

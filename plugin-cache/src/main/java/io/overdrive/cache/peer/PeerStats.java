@@ -26,12 +26,14 @@ public class PeerStats
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
     private final AtomicLong skippedPeerDown = new AtomicLong();
+    private final AtomicLong fetchWaits = new AtomicLong();
     private final TimeStat hitTime = new TimeStat(MILLISECONDS);
     private final TimeStat failureTime = new TimeStat(MILLISECONDS);
     // serving
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong servedBytes = new AtomicLong();
     private final AtomicLong servedMisses = new AtomicLong();
+    private final AtomicLong servedAfterFetch = new AtomicLong();
     private final AtomicLong servedBusy = new AtomicLong();
     private final AtomicLong unauthenticated = new AtomicLong();
     private final AtomicLong badRequests = new AtomicLong();
@@ -70,6 +72,16 @@ public class PeerStats
         (known ? loadAnswers : loadUnknown).incrementAndGet();
     }
 
+    void recordFetchWait()
+    {
+        fetchWaits.incrementAndGet();
+    }
+
+    void recordServedAfterFetch()
+    {
+        servedAfterFetch.incrementAndGet();
+    }
+
     void recordSkippedPeerDown()
     {
         skippedPeerDown.incrementAndGet();
@@ -99,6 +111,18 @@ public class PeerStats
     void recordBadRequest()
     {
         badRequests.incrementAndGet();
+    }
+
+    @Managed(description = "Peer reads that found the peer reading those bytes from storage and asked again, waiting for that read (cache.peer.fetch-wait); each is also a hit, a miss or a failure")
+    public long getFetchWaits()
+    {
+        return fetchWaits.get();
+    }
+
+    @Managed(description = "Peer requests this worker answered with the bytes of its own storage read in flight, having waited for it")
+    public long getServedAfterFetch()
+    {
+        return servedAfterFetch.get();
     }
 
     @Managed(description = "Reads of missed pages this worker asked a peer for")

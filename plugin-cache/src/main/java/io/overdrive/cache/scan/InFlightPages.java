@@ -3,6 +3,7 @@ package io.overdrive.cache.scan;
 import alluxio.client.file.cache.PageId;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,6 +24,12 @@ final class InFlightPages
         PageFetch fetch = new PageFetch(readAhead);
         existing = fetches.putIfAbsent(pageId, fetch);
         return existing == null ? new Claim(pageId, fetch, true) : new Claim(pageId, existing, false);
+    }
+
+    /** The page's fetch in flight, if any. */
+    Optional<PageFetch> get(PageId pageId)
+    {
+        return Optional.ofNullable(fetches.get(pageId));
     }
 
     /** Forgets a resolved fetch; readers that come later find the page in the cache, or fetch it again. */

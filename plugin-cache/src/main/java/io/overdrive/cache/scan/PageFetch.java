@@ -18,6 +18,8 @@ final class PageFetch
 
     private final CompletableFuture<PageBytes> result = new CompletableFuture<>();
     private final boolean readAhead;
+    // set once its claimer reads the page from storage (not from a peer): peers may then wait for it
+    private volatile boolean fromStorage;
 
     PageFetch(boolean readAhead)
     {
@@ -27,6 +29,18 @@ final class PageFetch
     boolean isReadAhead()
     {
         return readAhead;
+    }
+
+    /** Its claimer is reading the page from storage now. */
+    void readingStorage()
+    {
+        fromStorage = true;
+    }
+
+    /** Whether its claimer read, or is reading, the page from storage (its bytes may be done already). */
+    boolean isFromStorage()
+    {
+        return fromStorage;
     }
 
     void complete(PageBytes bytes)

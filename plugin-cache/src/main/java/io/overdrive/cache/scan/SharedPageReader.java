@@ -368,6 +368,8 @@ final class SharedPageReader
             context.readStats().recordFromPeer(length);
         }
         else {
+            // peers that ask for these pages meanwhile may wait for this read instead of reading storage themselves
+            run.forEach(claim -> claim.fetch().readingStorage());
             long readStart = System.nanoTime();
             input.readFully(start, data, 0, length);
             long nanos = System.nanoTime() - readStart;

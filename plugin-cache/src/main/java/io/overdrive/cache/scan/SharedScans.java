@@ -1,19 +1,25 @@
 package io.overdrive.cache.scan;
 
+import alluxio.client.file.cache.PageId;
 import com.google.common.base.Ticker;
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.overdrive.cache.page.CacheReadContext;
 import io.overdrive.cache.page.PageCache;
 import io.overdrive.cache.page.PageCacheStats;
+import io.overdrive.cache.peer.PagesInFlight;
 import io.overdrive.cache.peer.PeerReads;
+import io.overdrive.cache.scan.PageFetch.PageBytes;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoInput;
 import io.trino.filesystem.TrinoInputFile;
 import io.trino.filesystem.TrinoInputStream;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 import static io.overdrive.cache.Storages.storageOf;
@@ -26,7 +32,7 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
  * of data files, where concurrent readers of an uncached page share one remote read ({@link SharedPageReader}).
  */
 public final class SharedScans
-        implements AutoCloseable
+        implements PagesInFlight, AutoCloseable
 {
     // a page fetched ahead that no reader read within this long was wasted
     static final Duration UNREAD_RETENTION = new Duration(1, MINUTES);
@@ -131,6 +137,34 @@ public final class SharedScans
     InFlightPages inFlight()
     {
         return inFlight;
+    }
+
+    @Override
+    public boolean fetching(PageId pageId)
+    {
+        return inFlight.get(pageId).map(PageFetch::isFromStorage).orElse(false);
+    }
+
+    @Override
+    public boolean awaitFetched(PageId pageId, int from, int length, byte[] target, int targetOffset, long timeoutNanos)
+            throws InterruptedException
+    {
+        Optional<PageFetch> fetch = inFlight.get(pageId).filter(PageFetch::isFromStorage);
+        if (fetch.isEmpty()) {
+            return false;
+        }
+        PageBytes bytes;
+        try {
+            bytes = fetch.get().await(timeoutNanos);
+        }
+        catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+        if (!bytes.covers(from, from + length)) {
+            return false;
+        }
+        bytes.copyTo(from, target, targetOffset, length);
+        return true;
     }
 
     ReadAhead readAhead()

@@ -32,6 +32,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -245,6 +246,94 @@ class TestPeerReads
         assertThat(stats.getTimeouts()).isEqualTo(1);
         // cache.peer.read-timeout (200ms here), and not a multiple of it
         assertThat(elapsed).isGreaterThanOrEqualTo(MILLISECONDS.toNanos(190)).isLessThan(SECONDS.toNanos(5));
+    }
+
+    @Test
+    void aPeerThatTimesOutIsSkippedBrieflyLongerAfterEachTimeoutAndInUseAgainOnceItAnswers()
+            throws Exception
+    {
+        // a peer under load: it answers late while stalled is set, then at once ("not cached")
+        AtomicBoolean stalledNow = new AtomicBoolean(true);
+        CountDownLatch release = new CountDownLatch(1);
+        closing.add(release::countDown);
+        HttpServer slow = fakePeer(exchange -> {
+            if (stalledNow.get()) {
+                try {
+                    release.await(2, SECONDS);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        PeerStats stats = new PeerStats();
+        AtomicLong ticker = new AtomicLong();
+        PeerPageClient client = client(SECRET, stats, ticker, new Duration(200, MILLISECONDS));
+        List<HostAddress> peers = List.of(peer(slow.getAddress().getPort()));
+        byte[] target = new byte[1000];
+        long second = SECONDS.toNanos(1);
+        // each timeout in a row doubles the time it is skipped: 1 s, 2 s, 4 s
+        long skippedFor = second;
+        long timeouts = 0;
+        long skipped = 0;
+        for (int inARow = 1; inARow <= 3; inARow++) {
+            assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+            assertThat(stats.getTimeouts()).isEqualTo(++timeouts);
+            ticker.addAndGet(skippedFor - second / 10);
+            assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+            assertThat(stats.getSkippedPeerDown()).isEqualTo(++skipped);
+            assertThat(stats.getTimeouts()).isEqualTo(timeouts);
+            ticker.addAndGet(second / 5);
+            skippedFor *= 2;
+        }
+        // it answers again: asked at once after its last backoff, and from then on each time
+        stalledNow.set(false);
+        assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+        assertThat(stats.getMisses()).isEqualTo(1);
+        assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+        assertThat(stats.getMisses()).isEqualTo(2);
+        assertThat(stats.getSkippedPeerDown()).isEqualTo(skipped);
+        // and its run of timeouts is over: a new timeout skips it for 1 s again, never past cache.peer.retry-after
+        stalledNow.set(true);
+        assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+        assertThat(stats.getTimeouts()).isEqualTo(++timeouts);
+        ticker.addAndGet(second + second / 10);
+        stalledNow.set(false);
+        assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 1000)).isFalse();
+        assertThat(stats.getMisses()).isEqualTo(3);
+        assertThat(stats.getSkippedPeerDown()).isEqualTo(skipped);
+    }
+
+    @Test
+    void timeoutsInARowNeverSkipAPeerLongerThanRetryAfter()
+            throws Exception
+    {
+        HttpServer stalled = fakePeer(exchange -> {
+            try {
+                Thread.sleep(1_000);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
+        PeerStats stats = new PeerStats();
+        AtomicLong ticker = new AtomicLong();
+        PeerConfig config = config().setReadTimeout(new Duration(100, MILLISECONDS)).setRetryAfter(new Duration(3, SECONDS));
+        PeerPageClient client = new PeerPageClient(new JettyHttpClient(new HttpClientConfig().setConnectTimeout(config.getReadTimeout()).setRequestTimeout(config.getReadTimeout())),
+                true, auth(SECRET), config, stats, ticker::get);
+        closing.add(client);
+        List<HostAddress> peers = List.of(peer(stalled.getAddress().getPort()));
+        byte[] target = new byte[10];
+        for (int timeout = 1; timeout <= 5; timeout++) {
+            assertThat(client.read(peers, FILE, PAGE_SIZE, 0, target, 0, 10)).isFalse();
+            assertThat(stats.getTimeouts()).isEqualTo(timeout);
+            // 1 s, 2 s, then cache.peer.retry-after (3 s) however many came before
+            ticker.addAndGet(SECONDS.toNanos(3) + 1);
+        }
+        assertThat(stats.getSkippedPeerDown()).isZero();
     }
 
     @Test

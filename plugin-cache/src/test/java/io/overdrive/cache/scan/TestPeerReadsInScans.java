@@ -23,6 +23,7 @@ import io.trino.filesystem.manager.FileSystemConfig;
 import io.trino.spi.HostAddress;
 import io.trino.spi.catalog.CatalogName;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,10 +33,15 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -108,6 +114,95 @@ class TestPeerReadsInScans
         assertThat(third.peerStats().getSkippedPeerDown()).isPositive();
     }
 
+    // the peer's read completes at any point of the other worker's questions: repeated
+    @RepeatedTest(5)
+    void workersReadingANewFileAtOnceReadItFromStorageOnce()
+            throws Exception
+    {
+        byte[] data = new byte[FILE_SIZE];
+        new Random(5).nextBytes(data);
+        Files.write(directory.resolve("data.bin"), data);
+        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.bin")), PAGE_SIZE);
+        Worker owner = worker("owner", new Duration(10, SECONDS));
+        Worker other = worker("other", new Duration(10, SECONDS));
+        ExecutorService executor = Executors.newFixedThreadPool(2);
+        closing.add(executor::shutdownNow);
+        int length = 3 * PAGE_SIZE;
+
+        // the file's worker starts reading its first pages from storage, which answers only when released
+        storage.blockNextRead(null);
+        Future<byte[]> ownerRead = executor.submit(() -> readRange(owner, storage, List.of(), 0, length, new QueryReadStats()));
+        storage.awaitBlockedRead();
+        // another worker needs the same bytes meanwhile: the file's worker says it is reading them, and it waits
+        QueryReadStats otherStats = new QueryReadStats();
+        Future<byte[]> otherRead = executor.submit(() -> readRange(other, storage, List.of(owner.address()), 0, length, otherStats));
+        while (other.peerStats().getFetchWaits() == 0) {
+            assertThat(otherRead).isNotDone();
+            Thread.sleep(5);
+        }
+        storage.release();
+
+        assertThat(ownerRead.get(30, SECONDS)).isEqualTo(Arrays.copyOf(data, length));
+        assertThat(otherRead.get(30, SECONDS)).isEqualTo(Arrays.copyOf(data, length));
+        // one storage read of each page in the cluster
+        for (long page = 0; page < 3; page++) {
+            assertThat(storage.reads(page)).as("storage reads of page %s", page).isEqualTo(1);
+        }
+        assertThat(storage.bytesRead()).isEqualTo(length);
+        assertThat(otherStats.bytesFromPeers()).isEqualTo(length);
+        assertThat(otherStats.bytesFromStorage()).isZero();
+        assertThat(other.peerStats().getFetchWaits()).isEqualTo(1);
+        assertThat(other.peerStats().getHits()).isEqualTo(1);
+        assertThat(owner.peerStats().getServed()).isEqualTo(1);
+        // its own warm-up request at start, then the other's first question
+        assertThat(owner.peerStats().getServedMisses()).isEqualTo(2);
+    }
+
+    @Test
+    void aPeerWhoseStorageReadTakesLongerThanTheFetchWaitIsNotWaitedForLonger()
+            throws Exception
+    {
+        byte[] data = new byte[FILE_SIZE];
+        new Random(7).nextBytes(data);
+        Files.write(directory.resolve("data.bin"), data);
+        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.bin")), PAGE_SIZE);
+        Worker owner = worker("owner", new Duration(200, MILLISECONDS));
+        Worker other = worker("other", new Duration(200, MILLISECONDS));
+        ExecutorService executor = Executors.newFixedThreadPool(1);
+        closing.add(executor::shutdownNow);
+        closing.add(storage::release);
+        int length = 3 * PAGE_SIZE;
+
+        storage.blockNextRead(null);
+        Future<byte[]> ownerRead = executor.submit(() -> readRange(owner, storage, List.of(), 0, length, new QueryReadStats()));
+        storage.awaitBlockedRead();
+        // the file's worker's read stays blocked: the other worker waits the fetch wait, then reads storage itself
+        QueryReadStats otherStats = new QueryReadStats();
+        assertThat(readRange(other, storage, List.of(owner.address()), 0, length, otherStats)).isEqualTo(Arrays.copyOf(data, length));
+        assertThat(otherStats.bytesFromStorage()).isEqualTo(length);
+        assertThat(otherStats.bytesFromPeers()).isZero();
+        assertThat(other.peerStats().getFetchWaits()).isEqualTo(1);
+        assertThat(other.peerStats().getMisses()).isEqualTo(1);
+        assertThat(other.peerStats().getTimeouts()).isZero();
+        // its own warm-up request at start, the other's first question and its question with a wait
+        assertThat(owner.peerStats().getServedMisses()).isEqualTo(3);
+        assertThat(ownerRead).isNotDone();
+        storage.release();
+        assertThat(ownerRead.get(30, SECONDS)).isEqualTo(Arrays.copyOf(data, length));
+    }
+
+    private byte[] readRange(Worker worker, StorageBoundary storage, List<HostAddress> peers, int position, int length, QueryReadStats readStats)
+            throws IOException
+    {
+        CacheReadContext context = new CacheReadContext(Optional.of("s"), Optional.of("t"), true, ReadOptions.DEFAULT, readStats, peers);
+        byte[] read = new byte[length];
+        try (CacheReadContext.Scope _ = CacheReadContext.enter(context);
+                TrinoInput input = worker.cache().cacheInput(storage, KEY)) {
+            input.readFully(position, read, 0, length);
+        }
+        return read;
+    }
+
     private byte[] readAll(Worker worker, StorageBoundary storage, List<HostAddress> peers, QueryReadStats readStats)
             throws IOException
     {
@@ -124,6 +219,12 @@ class TestPeerReadsInScans
     }
 
     private Worker worker(String name)
+            throws IOException
+    {
+        return worker(name, new PeerConfig().getFetchWait());
+    }
+
+    private Worker worker(String name, Duration fetchWait)
             throws IOException
     {
         PageCacheStats cacheStats = new PageCacheStats();
@@ -148,8 +249,9 @@ class TestPeerReadsInScans
         PeerConfig config = new PeerConfig()
                 .setSharedSecret(SECRET)
                 .setBindAddress("127.0.0.1")
-                .setReadTimeout(new Duration(10, SECONDS));
-        PeerService service = PeerService.start("lake", config, peerStats, pageCache, address).orElseThrow();
+                .setReadTimeout(new Duration(10, SECONDS))
+                .setFetchWait(fetchWait);
+        PeerService service = PeerService.start("lake", config, peerStats, pageCache, cache.sharedScans().orElseThrow(), address).orElseThrow();
         closing.add(service);
         cache.usePeers(service.reads());
         return new Worker(cache, service, peerStats, address);
