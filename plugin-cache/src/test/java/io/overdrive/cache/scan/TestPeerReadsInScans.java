@@ -119,10 +119,8 @@ class TestPeerReadsInScans
     void workersReadingANewFileAtOnceReadItFromStorageOnce()
             throws Exception
     {
-        byte[] data = new byte[FILE_SIZE];
-        new Random(5).nextBytes(data);
-        Files.write(directory.resolve("data.bin"), data);
-        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.bin")), PAGE_SIZE);
+        byte[] data = writeFile(5);
+        StorageBoundary storage = storage();
         Worker owner = worker("owner", new Duration(10, SECONDS));
         Worker other = worker("other", new Duration(10, SECONDS));
         ExecutorService executor = Executors.newFixedThreadPool(2);
@@ -162,10 +160,8 @@ class TestPeerReadsInScans
     void aPeerWhoseStorageReadTakesLongerThanTheFetchWaitIsNotWaitedForLonger()
             throws Exception
     {
-        byte[] data = new byte[FILE_SIZE];
-        new Random(7).nextBytes(data);
-        Files.write(directory.resolve("data.bin"), data);
-        StorageBoundary storage = new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.bin")), PAGE_SIZE);
+        byte[] data = writeFile(7);
+        StorageBoundary storage = storage();
         Worker owner = worker("owner", new Duration(200, MILLISECONDS));
         Worker other = worker("other", new Duration(200, MILLISECONDS));
         ExecutorService executor = Executors.newFixedThreadPool(1);
@@ -189,6 +185,21 @@ class TestPeerReadsInScans
         assertThat(ownerRead).isNotDone();
         storage.release();
         assertThat(ownerRead.get(30, SECONDS)).isEqualTo(Arrays.copyOf(data, length));
+    }
+
+    // the file the workers read, of random bytes
+    private byte[] writeFile(long seed)
+            throws IOException
+    {
+        byte[] data = new byte[FILE_SIZE];
+        new Random(seed).nextBytes(data);
+        Files.write(directory.resolve("data.bin"), data);
+        return data;
+    }
+
+    private StorageBoundary storage()
+    {
+        return new StorageBoundary(new LocalFileSystem(directory).newInputFile(Location.of("local:///data.bin")), PAGE_SIZE);
     }
 
     private byte[] readRange(Worker worker, StorageBoundary storage, List<HostAddress> peers, int position, int length, QueryReadStats readStats)
