@@ -29,8 +29,10 @@ import io.overdrive.cache.page.PageCache;
 
 import java.io.Closeable;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -255,12 +257,12 @@ public final class PeerPageServer
         }
         if (data == null) {
             stats.recordServedMiss();
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND, Unpooled.copiedBuffer(fetching ? "not cached, fetching" : "not cached", UTF_8));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
             if (fetching) {
-                response.headers().set(PeerProtocol.FETCHING_HEADER, "true");
+                respond(context, HttpResponseStatus.NOT_FOUND, "not cached, fetching", Optional.of(PeerProtocol.FETCHING_HEADER), keepAlive);
             }
-            send(context, response, keepAlive);
+            else {
+                respond(context, HttpResponseStatus.NOT_FOUND, "not cached", keepAlive);
+            }
             return;
         }
         byte[] checksums = PeerProtocol.checksums(data, 0, data.length);
@@ -276,15 +278,9 @@ public final class PeerPageServer
     // every byte asked for, each page read through the cache's checked read; null when one is missing or damaged
     private byte[] readCached(Read read)
     {
-        int pageSize = cache.pageSize();
         byte[] data = new byte[read.length()];
-        long end = read.start() + read.length();
-        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
-            long pageStart = page * pageSize;
-            long from = Math.max(read.start(), pageStart);
-            int length = (int) (Math.min(end, pageStart + pageSize) - from);
-            int copied = cache.read(new PageId(read.fileId(), page), (int) (from - pageStart), length, data, (int) (from - read.start()));
-            if (copied != length) {
+        for (PageSlice slice : slices(read)) {
+            if (cache.read(slice.page(), slice.pageOffset(), slice.length(), data, slice.targetOffset()) != slice.length()) {
                 return null;
             }
         }
@@ -294,18 +290,12 @@ public final class PeerPageServer
     // whether every page of the read this worker does not hold is being read from storage here now
     private boolean isFetching(Read read)
     {
-        int pageSize = cache.pageSize();
-        long end = read.start() + read.length();
         boolean any = false;
-        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
-            PageId pageId = new PageId(read.fileId(), page);
-            long pageStart = page * pageSize;
-            long from = Math.max(read.start(), pageStart);
-            int length = (int) (Math.min(end, pageStart + pageSize) - from);
-            if (cache.contains(pageId, (int) (from - pageStart), (int) (from - pageStart) + length)) {
+        for (PageSlice slice : slices(read)) {
+            if (cache.contains(slice.page(), slice.pageOffset(), slice.pageOffset() + slice.length())) {
                 continue;
             }
-            if (!inFlight.fetching(pageId)) {
+            if (!inFlight.fetching(slice.page())) {
                 return false;
             }
             any = true;
@@ -319,32 +309,45 @@ public final class PeerPageServer
             throws InterruptedException
     {
         long deadline = System.nanoTime() + MILLISECONDS.toNanos(read.waitMillis());
-        int pageSize = cache.pageSize();
         byte[] data = new byte[read.length()];
-        long end = read.start() + read.length();
-        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
-            PageId pageId = new PageId(read.fileId(), page);
-            long pageStart = page * pageSize;
-            long from = Math.max(read.start(), pageStart);
-            int length = (int) (Math.min(end, pageStart + pageSize) - from);
-            int targetOffset = (int) (from - read.start());
-            int pageOffset = (int) (from - pageStart);
-            if (cache.read(pageId, pageOffset, length, data, targetOffset) == length) {
+        for (PageSlice slice : slices(read)) {
+            if (cache.read(slice.page(), slice.pageOffset(), slice.length(), data, slice.targetOffset()) == slice.length()) {
                 continue;
             }
-            if (!inFlight.awaitFetched(pageId, pageOffset, length, data, targetOffset, Math.max(0, deadline - System.nanoTime()))
+            if (!inFlight.awaitFetched(slice.page(), slice.pageOffset(), slice.length(), data, slice.targetOffset(), Math.max(0, deadline - System.nanoTime()))
                     // the read may have completed, cached the page and left between the two looks
-                    && cache.read(pageId, pageOffset, length, data, targetOffset) != length) {
+                    && cache.read(slice.page(), slice.pageOffset(), slice.length(), data, slice.targetOffset()) != slice.length()) {
                 return null;
             }
         }
         return data;
     }
 
+    // the read cut at page boundaries: for each page it touches, where in the page and where in the answer its bytes go
+    private List<PageSlice> slices(Read read)
+    {
+        int pageSize = cache.pageSize();
+        long end = read.start() + read.length();
+        List<PageSlice> slices = new ArrayList<>();
+        for (long page = read.start() / pageSize; page * pageSize < end; page++) {
+            long pageStart = page * pageSize;
+            long from = Math.max(read.start(), pageStart);
+            slices.add(new PageSlice(new PageId(read.fileId(), page), (int) (from - pageStart), (int) (Math.min(end, pageStart + pageSize) - from), (int) (from - read.start())));
+        }
+        return slices;
+    }
+
     private static void respond(ChannelHandlerContext context, HttpResponseStatus status, String message, boolean keepAlive)
+    {
+        respond(context, status, message, Optional.empty(), keepAlive);
+    }
+
+    // a plain-text answer; flag, when present, is a header set to "true"
+    private static void respond(ChannelHandlerContext context, HttpResponseStatus status, String message, Optional<String> flag, boolean keepAlive)
     {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.copiedBuffer(message, UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        flag.ifPresent(header -> response.headers().set(header, "true"));
         send(context, response, keepAlive);
     }
 
@@ -359,4 +362,6 @@ public final class PeerPageServer
     }
 
     private record Read(String fileId, long start, int length, long waitMillis) {}
+
+    private record PageSlice(PageId page, int pageOffset, int length, int targetOffset) {}
 }
