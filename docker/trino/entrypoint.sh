@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts one Trino node in /opt/trino (plugin/, etc/, and the page cache's relative cache.base-directory).
+# Starts one Trino node in /opt/trino (plugin/, etc/); the page cache of docker/catalog/overdrive.properties is in /var/lib/trino/cache.
 # Unless etc/config.properties is mounted, it is written from the environment:
 #   TRINO_NODE_ID        node id (the container's host name)
 #   TRINO_COORDINATOR    true for the coordinator (false)

@@ -24,7 +24,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -93,6 +96,62 @@ class TestComposeCluster
             remote += OpenMetrics.value(OpenMetrics.scrape(worker), "JMX_io_overdrive_cache_page_NAME_overdrive_TYPE_PageCacheStats_ATTRIBUTE_BytesFromRemote").orElseThrow();
         }
         assertThat(remote).isPositive();
+    }
+
+    /**
+     * docs/install.md's catalog file and config.properties line are what this cluster runs, and its check, run as the
+     * guide says (a query twice, then its SQL), shows the second run answered from a worker's cache.
+     */
+    @Test
+    void theInstallGuideIsWhatThisClusterRuns()
+            throws Exception
+    {
+        Path root = composeFile.getParent().getParent();
+        String guide = Files.readString(root.resolve("docs/install.md"));
+        assertThat(block(guide, "docker/catalog/overdrive.properties"))
+                .as("docs/install.md shows docker/catalog/overdrive.properties as it is")
+                .isEqualTo(Files.readString(root.resolve("docker/catalog/overdrive.properties")));
+        String entrypoint = Files.readString(root.resolve("docker/trino/entrypoint.sh"));
+        for (String line : block(guide, "etc/config.properties").strip().split("\n")) {
+            assertThat(entrypoint).as("docker/trino/entrypoint.sh writes docs/install.md's config.properties line").contains("echo \"" + line + "\"");
+        }
+        String check = block(guide, "check").strip().replaceFirst(";$", "");
+
+        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS hive.guide");
+            statement.execute("CREATE TABLE hive.guide.customer WITH (format = 'PARQUET') AS SELECT * FROM tpch.tiny.customer");
+            String query = "SELECT mktsegment, count(*), sum(acctbal) FROM overdrive.guide.customer GROUP BY 1 ORDER BY 1";
+            List<List<Object>> stock = TrinoProcessCluster.query(connection, query.replace("overdrive.", "hive."));
+            assertThat(TrinoProcessCluster.query(connection, query)).isEqualTo(stock);
+            Map<String, Double> before = pageCacheTotals(TrinoProcessCluster.query(connection, check));
+            assertThat(TrinoProcessCluster.query(connection, query)).isEqualTo(stock);
+            Map<String, Double> after = pageCacheTotals(TrinoProcessCluster.query(connection, check));
+            // the second run read its file from a worker's cache, not from storage
+            assertThat(after.get("Hits")).as("Hits over the workers, before %s, after %s", before, after).isGreaterThan(before.get("Hits"));
+            assertThat(after.get("BytesFromCache")).as("BytesFromCache, before %s, after %s", before, after).isGreaterThan(before.get("BytesFromCache"));
+            assertThat(after.get("BytesFromRemote")).as("BytesFromRemote, before %s, after %s", before, after).isEqualTo(before.get("BytesFromRemote"));
+            statement.execute("DROP TABLE hive.guide.customer");
+            statement.execute("DROP SCHEMA hive.guide");
+        }
+    }
+
+    // the fenced block that follows "<!-- name -->" in a Markdown text, without its fences
+    private static String block(String markdown, String name)
+    {
+        Matcher matcher = Pattern.compile("<!-- " + Pattern.quote(name) + " -->\n```[a-z]*\n(.*?)```\n", Pattern.DOTALL).matcher(markdown);
+        assertThat(matcher.find()).as("docs/install.md has a block marked <!-- %s -->", name).isTrue();
+        return matcher.group(1);
+    }
+
+    // the check's rows (node_id, attribute, value) summed over the nodes, per attribute
+    private static Map<String, Double> pageCacheTotals(List<List<Object>> rows)
+    {
+        Map<String, Double> totals = new TreeMap<>();
+        for (List<Object> row : rows) {
+            totals.merge((String) row.get(1), ((Number) row.get(2)).doubleValue(), Double::sum);
+        }
+        assertThat(totals).as("the check's rows %s", rows).containsOnlyKeys("Hits", "BytesFromCache", "BytesFromRemote");
+        return totals;
     }
 
     @Test
@@ -183,6 +242,24 @@ class TestComposeCluster
             // hedging and shared scans)
             assertThat(answer).contains("\"instance\":\"127.0.0.1:8080\"", "\"instance\":\"127.0.0.1:8081\"", "\"instance\":\"127.0.0.1:8082\"");
             assertThat(COUNT_PER_INSTANCE.matcher(answer).results().count()).as(answer).isEqualTo(3);
+
+            // docker/monitoring/overdrive-alerts.yml, loaded by that configuration, records the workers' cache series
+            // with a catalog label, from which its alerts are computed
+            URI recorded = URI.create("http://127.0.0.1:%s/api/v1/query?query=%s".formatted(port,
+                    URLEncoder.encode("count by (instance) (overdrive:PageCacheStats_BytesFromRemote{catalog=\"overdrive\"})", UTF_8)));
+            Pattern workerCounted = Pattern.compile("\"instance\":\"127\\.0\\.0\\.1:808[12]\"");
+            deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (System.nanoTime() < deadline) {
+                answer = client.send(HttpRequest.newBuilder(recorded).build(), HttpResponse.BodyHandlers.ofString()).body();
+                if (workerCounted.matcher(answer).results().count() == WORKERS.size()) {
+                    break;
+                }
+                sleepUninterruptibly(1000, MILLISECONDS);
+            }
+            assertThat(workerCounted.matcher(answer).results().count()).as(answer).isEqualTo(WORKERS.size());
+            String rules = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:%s/api/v1/rules?type=alert".formatted(port))).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(rules).contains("\"status\":\"success\"", "\"type\":\"alerting\"").doesNotContain("\"health\":\"err\"");
         }
         finally {
             server.destroy();
