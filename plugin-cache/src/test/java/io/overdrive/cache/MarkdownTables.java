@@ -21,9 +21,9 @@ import static java.util.Locale.ENGLISH;
  * The tables of the operator's pages, row by row, for the tests that hold the pages to the code: each row with its
  * table's header, its file and line, and the connector its section is about (the nearest heading that names one).
  */
-final class MarkdownTables
+public final class MarkdownTables
 {
-    static final Path ROOT = Path.of("..");
+    public static final Path ROOT = Path.of("..");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
     private static final Pattern CONNECTOR = Pattern.compile("overdrive_(hive|iceberg|shards)");
     // a cell ends at a | that is not escaped (`\|` inside a cell)
@@ -31,28 +31,28 @@ final class MarkdownTables
 
     private MarkdownTables() {}
 
-    record Row(Path file, int line, Optional<String> connector, List<String> header, List<String> cells)
+    public record Row(Path file, int line, Optional<String> connector, List<String> header, List<String> cells)
     {
         // the cell of the column the header names so, or empty when the row has no such column
-        Optional<String> cell(String column)
+        public Optional<String> cell(String column)
         {
             int index = header.indexOf(column);
             return index < 0 || index >= cells.size() ? Optional.empty() : Optional.of(cells.get(index));
         }
 
-        String first()
+        public String first()
         {
             return cells.getFirst();
         }
 
-        String where()
+        public String where()
         {
             return ROOT.relativize(file).toString().replace('\\', '/') + ":" + line;
         }
     }
 
     // README.md and every page under docs/
-    static List<Path> pages()
+    public static List<Path> pages()
     {
         List<Path> pages = new ArrayList<>();
         pages.add(ROOT.resolve("README.md"));
@@ -65,7 +65,7 @@ final class MarkdownTables
         return pages;
     }
 
-    static List<Row> rows(Path file)
+    public static List<Row> rows(Path file)
     {
         try {
             return rows(file, Files.readString(file));
@@ -75,7 +75,7 @@ final class MarkdownTables
         }
     }
 
-    static List<Row> rows(Path file, String text)
+    public static List<Row> rows(Path file, String text)
     {
         List<Row> rows = new ArrayList<>();
         // heading level -> its text, for the headings above the current line
@@ -133,7 +133,7 @@ final class MarkdownTables
     }
 
     // the text of each `code span` of a cell or line
-    static List<String> codeSpans(String text)
+    public static List<String> codeSpans(String text)
     {
         List<String> spans = new ArrayList<>();
         Matcher matcher = CODE.matcher(text);
@@ -147,7 +147,7 @@ final class MarkdownTables
      * The property names a row's first cell names: its code spans, a span that starts with a dot completing the
      * previous name (`shards.ssl.truststore.path` / `.password`).
      */
-    static List<String> names(String cell)
+    public static List<String> names(String cell)
     {
         List<String> names = new ArrayList<>();
         for (String span : codeSpans(cell)) {
@@ -166,7 +166,7 @@ final class MarkdownTables
      * The default cell of each name: a cell with as many parts between " / " as the row names properties gives each
      * its own (`shards.user` / `shards.password`: the query's user / none); otherwise the cell is every name's.
      */
-    static List<String> defaults(String cell, int names)
+    public static List<String> defaults(String cell, int names)
     {
         List<String> parts = Arrays.stream(cell.split(" / ")).map(String::strip).toList();
         return parts.size() == names ? parts : Collections.nCopies(names, cell);

@@ -29,7 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +40,9 @@ import java.util.regex.Pattern;
 
 import static io.airlift.units.DataSize.Unit.GIGABYTE;
 import static io.airlift.units.DataSize.Unit.MEGABYTE;
+import static io.overdrive.cache.DocsChecks.agrees;
+import static io.overdrive.cache.DocsChecks.getter;
+import static io.overdrive.cache.DocsChecks.typeAgrees;
 import static io.overdrive.cache.MarkdownTables.ROOT;
 import static io.overdrive.cache.MarkdownTables.codeSpans;
 import static io.overdrive.cache.MarkdownTables.defaults;
@@ -301,75 +303,12 @@ class TestDocsAgreeWithCode
         return Files.readString(DOCS.resolve("properties.md"));
     }
 
-    private static Method getter(Class<?> type, Method setter)
-            throws NoSuchMethodException
-    {
-        String suffix = setter.getName().substring("set".length());
-        for (String prefix : List.of("get", "is")) {
-            try {
-                return type.getMethod(prefix + suffix);
-            }
-            catch (NoSuchMethodException e) {
-                // the other prefix
-            }
-        }
-        throw new NoSuchMethodException("no getter for " + setter);
-    }
-
-    // a session property's type as the docs give it: an enum's choices in code spans, otherwise the SQL type's name
-    static boolean typeAgrees(PropertyMetadata<?> property, String cell)
-    {
-        List<String> spans = codeSpans(cell);
-        if (property.getJavaType().isEnum()) {
-            Set<String> constants = new TreeSet<>();
-            Arrays.stream(property.getJavaType().getEnumConstants()).forEach(constant -> constants.add(((Enum<?>) constant).name()));
-            return new TreeSet<>(spans).equals(constants);
-        }
-        return spans.isEmpty() && cell.equals(property.getSqlType().getDisplayName());
-    }
-
     private static String describeType(PropertyMetadata<?> property)
     {
         if (property.getJavaType().isEnum()) {
             return Arrays.toString(property.getJavaType().getEnumConstants());
         }
         return property.getSqlType().getDisplayName();
-    }
-
-    // whether a default as the class has it agrees with the doc's cell: a value in backticks, or words for none
-    static boolean agrees(Object value, String cell)
-    {
-        Matcher code = CODE.matcher(cell);
-        Optional<String> documented = code.find() && cell.trim().startsWith("`") ? Optional.of(code.group(1)) : Optional.empty();
-        if (value instanceof Optional<?> optional) {
-            return optional.isEmpty() ? documented.isEmpty() : documented.isPresent() && agrees(optional.get(), cell);
-        }
-        if (value instanceof Collection<?> collection && collection.isEmpty()) {
-            return documented.isEmpty();
-        }
-        if (value == null) {
-            return documented.isEmpty();
-        }
-        if (documented.isEmpty()) {
-            return false;
-        }
-        String text = documented.get();
-        try {
-            return switch (value) {
-                case Duration duration -> Duration.valueOf(text).toMillis() == duration.toMillis();
-                case DataSize size -> DataSize.valueOf(text).toBytes() == size.toBytes();
-                case Boolean flag -> Boolean.parseBoolean(text) == flag && (text.equals("true") || text.equals("false"));
-                case Integer number -> Integer.parseInt(text) == number;
-                case Long number -> Long.parseLong(text) == number;
-                case Double number -> Double.parseDouble(text) == number;
-                case Enum<?> constant -> constant.name().equalsIgnoreCase(text);
-                case Collection<?> collection -> String.join(",", collection.stream().map(Object::toString).toList()).equals(text);
-                default -> value.toString().equals(text);
-            };
-        }
-        catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     // the attribute names of the rows of the section "## `<mbean>`" (and of a section naming it among others)

@@ -5,15 +5,7 @@ import io.overdrive.cache.MarkdownTables.Row;
 import io.overdrive.cache.page.PageCacheStats;
 import io.overdrive.scheduler.affinity.PlacementStats;
 import org.junit.jupiter.api.Test;
-import org.weakref.jmx.Flatten;
-import org.weakref.jmx.Managed;
-import org.weakref.jmx.Nested;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.reflect.Method;
-import java.nio.charset.CharacterCodingException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,11 +15,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
+import static io.overdrive.cache.DocsChecks.at;
+import static io.overdrive.cache.DocsChecks.attributes;
+import static io.overdrive.cache.DocsChecks.files;
+import static io.overdrive.cache.DocsChecks.isNumber;
+import static io.overdrive.cache.DocsChecks.openMetricsName;
+import static io.overdrive.cache.DocsChecks.read;
 import static io.overdrive.cache.MarkdownTables.ROOT;
 import static io.overdrive.cache.MarkdownTables.codeSpans;
-import static io.overdrive.cache.MarkdownTables.pages;
 import static io.overdrive.cache.MarkdownTables.rows;
 import static io.overdrive.cache.TestDocsAgreeWithCode.DOCS;
 import static io.overdrive.cache.TestDocsAgreeWithCode.DOMAINS;
@@ -175,12 +171,6 @@ class TestMetricNamesInDocs
         return unknown;
     }
 
-    // the file and the line of an offset in its text
-    private static String at(String where, String text, int offset)
-    {
-        return where + ":" + (1 + text.substring(0, offset).chars().filter(c -> c == '\n').count());
-    }
-
     // the MBeans of the table in docs/metrics.md that are not the connector's: those of overdrive_shards
     private static Set<String> otherMBeans()
     {
@@ -199,84 +189,9 @@ class TestMetricNamesInDocs
         return types;
     }
 
-    // README.md, docs/ and every text file under docker/
-    private static List<Path> files()
-    {
-        List<Path> files = new ArrayList<>(pages());
-        Path docker = ROOT.resolve("docker");
-        if (Files.isDirectory(docker)) {
-            try (Stream<Path> walk = Files.walk(docker)) {
-                walk.filter(Files::isRegularFile).sorted().forEach(files::add);
-            }
-            catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return files;
-    }
-
-    // the file's text, or null for a binary file
-    private static String read(Path file)
-    {
-        try {
-            if (Files.size(file) > 16 << 20) {
-                return null;
-            }
-            return Files.readString(file);
-        }
-        catch (CharacterCodingException e) {
-            return null;
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private static String where(Path file)
     {
         return ROOT.relativize(file).toString().replace('\\', '/');
-    }
-
-    /**
-     * The attributes JMX shows for an MBean class, with their Java types: its {@code @Managed} getters, a
-     * {@code @Nested} one's attributes under its name and a dot, repeatedly.
-     */
-    static Map<String, Class<?>> attributes(Class<?> type)
-    {
-        Map<String, Class<?>> attributes = new TreeMap<>();
-        collect(type, "", attributes);
-        return attributes;
-    }
-
-    private static void collect(Class<?> type, String prefix, Map<String, Class<?>> attributes)
-    {
-        for (Method method : type.getMethods()) {
-            boolean nested = method.isAnnotationPresent(Nested.class);
-            boolean flatten = method.isAnnotationPresent(Flatten.class);
-            if (method.getParameterCount() != 0 || !(method.isAnnotationPresent(Managed.class) || nested || flatten)) {
-                continue;
-            }
-            String name = method.getName();
-            if (name.startsWith("get")) {
-                name = name.substring(3);
-            }
-            else if (name.startsWith("is")) {
-                name = name.substring(2);
-            }
-            else {
-                // an operation (reset)
-                continue;
-            }
-            if (nested) {
-                collect(method.getReturnType(), prefix + name + ".", attributes);
-            }
-            else if (flatten) {
-                collect(method.getReturnType(), prefix, attributes);
-            }
-            else {
-                attributes.put(prefix + name, method.getReturnType());
-            }
-        }
     }
 
     // the attributes as Airlift's OpenMetrics module names them: every run of other characters than A-Z a-z 0-9 _ is one _
@@ -285,16 +200,6 @@ class TestMetricNamesInDocs
         Map<String, Class<?>> attributes = new TreeMap<>();
         attributes(type).forEach((name, kind) -> attributes.put(openMetricsName(name), kind));
         return attributes;
-    }
-
-    static String openMetricsName(String name)
-    {
-        return name.replaceAll("[^A-Za-z0-9_]+", "_");
-    }
-
-    private static boolean isNumber(Class<?> type)
-    {
-        return (type.isPrimitive() && type != void.class && type != char.class) || Number.class.isAssignableFrom(type) || type == Boolean.class;
     }
 
     // the exported attribute that shares the longest start with a name, to say what was probably meant

@@ -3,24 +3,19 @@ package io.overdrive.merge.shards;
 import com.google.common.base.Splitter;
 import io.airlift.configuration.Config;
 import io.airlift.units.Duration;
+import io.overdrive.cache.DocsChecks;
+import io.overdrive.cache.MarkdownTables.Row;
 import io.overdrive.merge.config.MergeConfig;
 import io.overdrive.merge.stats.MergeStats;
 import io.trino.spi.session.PropertyMetadata;
 import org.junit.jupiter.api.Test;
-import org.weakref.jmx.Flatten;
-import org.weakref.jmx.Managed;
-import org.weakref.jmx.Nested;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
-import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,9 +26,21 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
-import static java.util.Locale.ENGLISH;
+import static io.overdrive.cache.DocsChecks.at;
+import static io.overdrive.cache.DocsChecks.attributes;
+import static io.overdrive.cache.DocsChecks.files;
+import static io.overdrive.cache.DocsChecks.getter;
+import static io.overdrive.cache.DocsChecks.isNumber;
+import static io.overdrive.cache.DocsChecks.openMetricsName;
+import static io.overdrive.cache.DocsChecks.read;
+import static io.overdrive.cache.DocsChecks.typeAgrees;
+import static io.overdrive.cache.MarkdownTables.ROOT;
+import static io.overdrive.cache.MarkdownTables.codeSpans;
+import static io.overdrive.cache.MarkdownTables.defaults;
+import static io.overdrive.cache.MarkdownTables.names;
+import static io.overdrive.cache.MarkdownTables.pages;
+import static io.overdrive.cache.MarkdownTables.rows;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static java.util.function.Function.identity;
 import static java.util.stream.Collectors.toMap;
@@ -50,14 +57,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TestMergeDocsAgreeWithCode
 {
-    private static final Path ROOT = Path.of("..");
     private static final Path DOCS = ROOT.resolve("docs");
     private static final List<Class<?>> CONFIGS = List.of(ShardsConfig.class, MergeConfig.class);
     private static final List<String> PREFIXES = List.of("shards.", "merge.");
     private static final List<Class<?>> STATS = List.of(ShardsStats.class, ShardStats.class, MergeStats.class);
     private static final String CONNECTOR = "overdrive_shards";
-    private static final Pattern CODE = Pattern.compile("`([^`]+)`");
-    private static final Pattern CONNECTORS = Pattern.compile("overdrive_(hive|iceberg|shards)");
     private static final Pattern CELL_SEPARATOR = Pattern.compile("(?<!\\\\)\\|");
     private static final Pattern OPENMETRICS = Pattern.compile(
             "(?:JMX_(?<domain>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*?)_NAME_\\S*?_)?TYPE_(?<type>[A-Za-z0-9]+)_ATTRIBUTE_(?<attribute>[A-Za-z0-9_]*)(?:\\((?<choices>[A-Za-z0-9_|]+)\\))?");
@@ -301,21 +305,6 @@ class TestMergeDocsAgreeWithCode
         return new ShardsSessionProperties(mergeConfig).getSessionProperties().stream().collect(toMap(PropertyMetadata::getName, identity()));
     }
 
-    private static Method getter(Class<?> type, Method setter)
-            throws NoSuchMethodException
-    {
-        String suffix = setter.getName().substring("set".length());
-        for (String prefix : List.of("get", "is")) {
-            try {
-                return type.getMethod(prefix + suffix);
-            }
-            catch (NoSuchMethodException e) {
-                // the other prefix
-            }
-        }
-        throw new NoSuchMethodException("no getter for " + setter);
-    }
-
     /**
      * What is wrong with a session property's documented default, if anything: a default that names a catalog
      * property (the catalog's `merge.parallelism`) must follow it, which a catalog with another value shows; any other
@@ -343,51 +332,13 @@ class TestMergeDocsAgreeWithCode
         return String.valueOf(followed).equals(String.valueOf(value)) ? Optional.empty()
                 : Optional.of("with %s=%s the session property defaults to %s".formatted(catalog.name(), value, followed));
     }
-
-    private static boolean typeAgrees(PropertyMetadata<?> property, String cell)
-    {
-        List<String> spans = codeSpans(cell);
-        if (property.getJavaType().isEnum()) {
-            Set<String> constants = new TreeSet<>();
-            Arrays.stream(property.getJavaType().getEnumConstants()).forEach(constant -> constants.add(((Enum<?>) constant).name()));
-            return new TreeSet<>(spans).equals(constants);
-        }
-        return spans.isEmpty() && cell.equals(property.getSqlType().getDisplayName());
-    }
-
-    // whether a default as the class has it agrees with the doc's cell: a value in backticks, or words for none (or for the number of processors)
+    // DocsChecks.agrees, and a default given in words as the number of processors (merge.pool-size, merge.parallelism)
     private static boolean agrees(Object value, String cell)
     {
-        Matcher code = CODE.matcher(cell);
-        Optional<String> documented = code.find() && cell.trim().startsWith("`") ? Optional.of(code.group(1)) : Optional.empty();
-        if (documented.isEmpty() && cell.contains("processors")) {
+        if (!cell.trim().startsWith("`") && cell.contains("processors")) {
             return value instanceof Integer number && number == Runtime.getRuntime().availableProcessors();
         }
-        if (value instanceof Optional<?> optional) {
-            return optional.isEmpty() ? documented.isEmpty() : documented.isPresent() && agrees(optional.get(), cell);
-        }
-        if (value instanceof Collection<?> collection && collection.isEmpty()) {
-            return documented.isEmpty();
-        }
-        if (value == null) {
-            return documented.isEmpty();
-        }
-        if (documented.isEmpty()) {
-            return false;
-        }
-        String text = documented.get();
-        try {
-            return switch (value) {
-                case Duration duration -> Duration.valueOf(text).toMillis() == duration.toMillis();
-                case Boolean flag -> Boolean.parseBoolean(text) == flag && (text.equals("true") || text.equals("false"));
-                case Integer number -> Integer.parseInt(text) == number;
-                case Enum<?> constant -> constant.name().equalsIgnoreCase(text);
-                default -> value.toString().equals(text);
-            };
-        }
-        catch (IllegalArgumentException e) {
-            return false;
-        }
+        return DocsChecks.agrees(value, cell);
     }
 
     // MBean -> the attribute names of its rows: in a section "## `A`, `B`", the rows after a line naming `type=A` are A's
@@ -485,206 +436,5 @@ class TestMergeDocsAgreeWithCode
         return unknown;
     }
 
-    // the file and the line of an offset in its text
-    private static String at(String where, String text, int offset)
-    {
-        return where + ":" + (1 + text.substring(0, offset).chars().filter(c -> c == '\n').count());
-    }
-
-    // the attributes JMX shows for an MBean class with their Java types, a @Nested getter's under its name and a dot
-    private static Map<String, Class<?>> attributes(Class<?> type)
-    {
-        Map<String, Class<?>> attributes = new TreeMap<>();
-        collect(type, "", attributes);
-        return attributes;
-    }
-
-    private static void collect(Class<?> type, String prefix, Map<String, Class<?>> attributes)
-    {
-        for (Method method : type.getMethods()) {
-            boolean nested = method.isAnnotationPresent(Nested.class);
-            boolean flatten = method.isAnnotationPresent(Flatten.class);
-            if (method.getParameterCount() != 0 || !(method.isAnnotationPresent(Managed.class) || nested || flatten)) {
-                continue;
-            }
-            String name = method.getName();
-            if (name.startsWith("get")) {
-                name = name.substring(3);
-            }
-            else if (name.startsWith("is")) {
-                name = name.substring(2);
-            }
-            else {
-                continue;
-            }
-            if (nested) {
-                collect(method.getReturnType(), prefix + name + ".", attributes);
-            }
-            else if (flatten) {
-                collect(method.getReturnType(), prefix, attributes);
-            }
-            else {
-                attributes.put(prefix + name, method.getReturnType());
-            }
-        }
-    }
-
-    private static String openMetricsName(String name)
-    {
-        return name.replaceAll("[^A-Za-z0-9_]+", "_");
-    }
-
-    private static boolean isNumber(Class<?> type)
-    {
-        return (type.isPrimitive() && type != void.class && type != char.class) || Number.class.isAssignableFrom(type) || type == Boolean.class;
-    }
-
     // the tables of README.md and docs/, as plugin-cache's MarkdownTables reads them
-
-    record Row(Path file, int line, Optional<String> connector, List<String> header, List<String> cells)
-    {
-        Optional<String> cell(String column)
-        {
-            int index = header.indexOf(column);
-            return index < 0 || index >= cells.size() ? Optional.empty() : Optional.of(cells.get(index));
-        }
-
-        String first()
-        {
-            return cells.getFirst();
-        }
-
-        String where()
-        {
-            return ROOT.relativize(file).toString().replace('\\', '/') + ":" + line;
-        }
-    }
-
-    private static List<Path> pages()
-    {
-        List<Path> pages = new ArrayList<>();
-        pages.add(ROOT.resolve("README.md"));
-        try (Stream<Path> files = Files.walk(DOCS)) {
-            files.filter(file -> file.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return pages;
-    }
-
-    // README.md, docs/ and every text file under docker/
-    private static List<Path> files()
-    {
-        List<Path> files = new ArrayList<>(pages());
-        Path docker = ROOT.resolve("docker");
-        if (Files.isDirectory(docker)) {
-            try (Stream<Path> walk = Files.walk(docker)) {
-                walk.filter(Files::isRegularFile).sorted().forEach(files::add);
-            }
-            catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return files;
-    }
-
-    private static String read(Path file)
-    {
-        try {
-            return Files.size(file) > 16 << 20 ? null : Files.readString(file);
-        }
-        catch (CharacterCodingException e) {
-            return null;
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static List<Row> rows(Path file)
-    {
-        List<Row> rows = new ArrayList<>();
-        TreeMap<Integer, String> headings = new TreeMap<>();
-        List<String> header = null;
-        boolean fenced = false;
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        for (int index = 0; index < lines.size(); index++) {
-            String line = lines.get(index).strip();
-            if (line.startsWith("```")) {
-                fenced = !fenced;
-            }
-            if (fenced) {
-                header = null;
-                continue;
-            }
-            if (line.startsWith("#")) {
-                int level = line.indexOf(' ') < 0 ? line.length() : line.indexOf(' ');
-                headings.tailMap(level, true).clear();
-                headings.put(level, line);
-            }
-            if (!line.startsWith("|")) {
-                header = null;
-                continue;
-            }
-            String inner = line.substring(1, line.endsWith("|") && line.length() > 1 ? line.length() - 1 : line.length());
-            List<String> cells = Arrays.stream(CELL_SEPARATOR.split(inner, -1)).map(String::strip).toList();
-            if (header == null) {
-                header = cells.stream().map(cell -> cell.toLowerCase(ENGLISH)).toList();
-                continue;
-            }
-            if (line.replaceAll("[|\\-: ]", "").isEmpty()) {
-                continue;
-            }
-            Optional<String> connector = Optional.empty();
-            for (String heading : headings.descendingMap().values()) {
-                Matcher matcher = CONNECTORS.matcher(heading);
-                if (matcher.find()) {
-                    connector = Optional.of(matcher.group());
-                    break;
-                }
-            }
-            rows.add(new Row(file, index + 1, connector, header, cells));
-        }
-        return rows;
-    }
-
-    private static List<String> codeSpans(String text)
-    {
-        List<String> spans = new ArrayList<>();
-        Matcher matcher = CODE.matcher(text);
-        while (matcher.find()) {
-            spans.add(matcher.group(1));
-        }
-        return spans;
-    }
-
-    // a row's property names; `.password` after `shards.ssl.truststore.path` completes it
-    private static List<String> names(String cell)
-    {
-        List<String> names = new ArrayList<>();
-        for (String span : codeSpans(cell)) {
-            if (span.startsWith(".") && !names.isEmpty()) {
-                String previous = names.getLast();
-                names.add(previous.substring(0, previous.lastIndexOf('.')) + span);
-            }
-            else {
-                names.add(span);
-            }
-        }
-        return names;
-    }
-
-    // one default per name when the cell has as many parts between " / " (the query's user / none)
-    private static List<String> defaults(String cell, int names)
-    {
-        List<String> parts = Arrays.stream(cell.split(" / ")).map(String::strip).toList();
-        return parts.size() == names ? parts : Collections.nCopies(names, cell);
-    }
 }
